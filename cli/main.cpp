@@ -1,0 +1,264 @@
+// mslsim: the command-line front door. It only translates flags into runtime calls and prints.
+// Exit status: 0 success, 1 the kernel ran and a check found an error, 2 usage/I/O/compile error.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "Program.h"
+#include "SuiteCase.h"
+
+namespace {
+
+using namespace mslsim;
+
+constexpr int kExitFinding = 1;
+constexpr int kExitUsage = 2;
+
+Size3 parseSize3(const std::string& text, const char* flag) {
+  Size3 s{1, 1, 1};
+  size_t start = 0;
+  for (int d = 0; d < 3; ++d) {
+    size_t comma = text.find(',', start);
+    std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    try {
+      size_t used = 0;
+      long v = std::stol(part, &used);
+      if (used != part.size() || v < 0 || v > 0xFFFFFFFFL) throw std::invalid_argument(part);
+      s[d] = uint32_t(v);
+    } catch (...) {
+      throw UsageError(fmt::format("{} '{}': expected X[,Y[,Z]] with non-negative integers", flag, text));
+    }
+    if (comma == std::string::npos) return s;
+    start = comma + 1;
+  }
+  throw UsageError(fmt::format("{} '{}': at most three dimensions", flag, text));
+}
+
+std::pair<unsigned, std::string> parseIndexed(const std::string& text, const char* flag) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError(fmt::format("{} '{}': expected INDEX=VALUE", flag, text));
+  try {
+    size_t used = 0;
+    unsigned long index = std::stoul(text.substr(0, eq), &used);
+    if (used != eq) throw std::invalid_argument(text);
+    return {unsigned(index), text.substr(eq + 1)};
+  } catch (...) {
+    throw UsageError(fmt::format("{} '{}': INDEX must be a non-negative integer", flag, text));
+  }
+}
+
+void printWarnings(const Program& program) {
+  for (auto& d : program.warnings()) fmt::print(stderr, "{}\n", formatDiagnostic(d));
+}
+
+struct RunOptions {
+  std::string file, kernel, grid, threadgroup, dispatch = "threads";
+  std::vector<std::string> buffers, threadgroupMemory, outputs, includes, defines;
+  double timeout = 60;
+  unsigned repeat = 1;
+  bool timing = false;
+};
+
+int runCommand(const RunOptions& o) {
+  CompileOptions options{o.includes, o.defines, false};
+  auto program = Program::compileFile(o.file, options);
+  printWarnings(*program);
+  const ExecutableKernel& kernel = program->kernel(o.kernel);
+  Size3 grid = parseSize3(o.grid, "--grid"), threadgroup = parseSize3(o.threadgroup, "--threadgroup");
+  if (o.dispatch != "threads" && o.dispatch != "threadgroups")
+    throw UsageError("--dispatch '" + o.dispatch + "': expected threads or threadgroups");
+
+  std::map<unsigned, HostArray> buffers;
+  std::map<unsigned, std::string> origins;
+  Launch launch(kernel);
+  for (auto& b : o.buffers) {
+    auto [index, spec] = parseIndexed(b, "--buffer");
+    if (buffers.count(index)) throw UsageError(fmt::format("--buffer {} is given twice", index));
+    buffers[index] = parseBufferSpec(spec);
+    origins[index] = spec;
+    launch.bindBuffer(index, buffers[index], spec);
+  }
+  for (auto& t : o.threadgroupMemory) {
+    auto [index, bytes] = parseIndexed(t, "--threadgroup-memory");
+    try {
+      launch.setThreadgroupMemory(index, std::stoull(bytes));
+    } catch (const std::logic_error&) {
+      throw UsageError("--threadgroup-memory " + t + ": BYTES must be an integer");
+    }
+  }
+  std::vector<std::pair<unsigned, std::string>> outputs;
+  for (auto& out : o.outputs) {
+    auto [index, path] = parseIndexed(out, "--output");
+    if (!buffers.count(index))
+      throw UsageError(fmt::format("--output {}: buffer {} is not bound (add --buffer {}=SPEC)", out, index, index));
+    outputs.push_back({index, path});
+  }
+  if (o.repeat == 0) throw UsageError("--repeat must be at least 1");
+
+  // Repeated dispatches start from the same inputs; outputs come from the last one.
+  std::map<unsigned, HostArray> initial = buffers;
+  std::vector<double> times;
+  DispatchResult result;
+  for (unsigned r = 0; r < o.repeat; ++r) {
+    if (r > 0)
+      for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
+    result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
+                        grid, threadgroup, o.timeout);
+    times.push_back(result.milliseconds);
+    if (result.hasErrors()) break;
+  }
+  for (auto& f : result.findings) fmt::print(stderr, "{}\n", program->formatFinding(f));
+  for (auto& [index, path] : outputs) writeNpy(path, buffers[index]);
+  if (o.timing) {
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    fmt::print(stderr, "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={}\n",
+               program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size());
+  }
+  return result.hasErrors() ? kExitFinding : 0;
+}
+
+const char* spaceName(AddressSpace s) {
+  switch (s) {
+    case AddressSpace::Device: return "device";
+    case AddressSpace::Constant: return "constant";
+    case AddressSpace::Threadgroup: return "threadgroup";
+    case AddressSpace::Thread: return "thread";
+  }
+  return "?";
+}
+
+int compileCommand(const std::string& file, const std::vector<std::string>& includes,
+                   const std::vector<std::string>& defines, bool emitLlvm) {
+  CompileOptions options{includes, defines, false};
+  if (emitLlvm) {
+    std::string source;
+    {
+      std::FILE* f = std::fopen(file.c_str(), "rb");
+      if (!f) throw UsageError(file + ": cannot open file");
+      char buf[65536];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) source.append(buf, n);
+      std::fclose(f);
+    }
+    CompileResult r = compileMsl(file, source, options);
+    for (auto& d : r.diagnostics) fmt::print(stderr, "{}\n", formatDiagnostic(d));
+    if (!r.ok) return kExitUsage;
+    fmt::print("{}", printModule(r.program));
+    return 0;
+  }
+  auto program = Program::compileFile(file, options);
+  printWarnings(*program);
+  for (auto& k : program->kernels()) {
+    fmt::print("kernel {}  ({}:{})\n", k.info.name, k.info.location.line, k.info.location.column);
+    for (auto& a : k.info.arguments) {
+      std::string binding, role;
+      switch (a.role) {
+        case ArgumentRole::Buffer:
+          binding = fmt::format("buffer({}){}", a.binding, a.explicitBinding ? "" : " implicit");
+          role = a.isConst ? "input" : "input/output";
+          break;
+        case ArgumentRole::ThreadgroupMemory:
+          binding = fmt::format("threadgroup({})", a.binding);
+          role = "threadgroup memory, sized at dispatch";
+          break;
+        case ArgumentRole::Builtin:
+          binding = builtinName(a.builtin);
+          role = "built-in";
+          break;
+      }
+      std::string size = a.role == ArgumentRole::Builtin
+                             ? fmt::format("{} bytes", a.components * a.componentSize)
+                         : a.pointeeSize ? fmt::format("element {} bytes", a.pointeeSize)
+                                         : std::string("element size unknown");
+      fmt::print("  {:<32} {:<12} {:<11} {:<28} {}; {}\n", binding, a.name, spaceName(a.space),
+                 a.typeSpelling, size, role);
+    }
+    if (k.staticThreadgroupBytes)
+      fmt::print("  threadgroup variables: {} bytes\n", k.staticThreadgroupBytes);
+  }
+  return 0;
+}
+
+int suiteCommand(const std::vector<std::string>& cases, const std::string& dataDir) {
+  unsigned passed = 0;
+  auto start = std::chrono::steady_clock::now();
+  for (auto& c : cases) {
+    CaseOutcome o = runCase(c, dataDir);
+    fmt::print("{} {:<28} {:<26} {:<40} {:>9.1f} ms  {}\n", o.passed ? "PASS" : "FAIL", o.name,
+               o.kernel, o.dispatch, o.runMs, o.check);
+    for (auto& d : o.details) fmt::print("     {}\n", d);
+    passed += o.passed;
+  }
+  double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print("{} of {} kernels match their reference ({:.1f} s including compilation)\n", passed,
+             cases.size(), total);
+  return passed == cases.size() ? 0 : kExitFinding;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mslsim: run Metal Shading Language compute kernels on Linux"};
+  app.require_subcommand(1);
+
+  RunOptions run;
+  auto* runCmd = app.add_subcommand("run", "compile a .metal file and dispatch one kernel");
+  runCmd->add_option("file", run.file, "the .metal file")->required();
+  runCmd->add_option("--kernel", run.kernel, "kernel (host) name")->required();
+  runCmd->add_option("--grid", run.grid, "X[,Y[,Z]]: threads (or threadgroups with --dispatch threadgroups)")->required();
+  runCmd->add_option("--threadgroup", run.threadgroup, "X[,Y[,Z]] threads per threadgroup")->required();
+  runCmd->add_option("--dispatch", run.dispatch, "threads (default: grid counts threads) | threadgroups");
+  runCmd->add_option("--buffer", run.buffers,
+                     "INDEX=SPEC with SPEC path.npy | zeros:DTYPE:COUNT | fill:DTYPE:COUNT:VALUE | "
+                     "scalar:DTYPE:VALUE | iota:DTYPE:COUNT");
+  runCmd->add_option("--threadgroup-memory", run.threadgroupMemory, "INDEX=BYTES for [[threadgroup(n)]] arguments");
+  runCmd->add_option("--output", run.outputs, "INDEX=path.npy: write the buffer's final contents");
+  runCmd->add_option("-I", run.includes, "add an include directory");
+  runCmd->add_option("-D", run.defines, "define a macro NAME[=VALUE]");
+  runCmd->add_option("--timeout", run.timeout, "seconds per dispatch before the kernel is stopped (default 60)");
+  runCmd->add_option("--repeat", run.repeat, "dispatch N times (outputs from the last)");
+  runCmd->add_flag("--timing", run.timing, "print compile and dispatch times to stderr");
+
+  std::string compileFile;
+  std::vector<std::string> compileIncludes, compileDefines;
+  bool emitLlvm = false;
+  auto* compileCmd = app.add_subcommand("compile", "compile a .metal file and list its kernels and arguments");
+  compileCmd->add_option("file", compileFile, "the .metal file")->required();
+  compileCmd->add_option("-I", compileIncludes, "add an include directory");
+  compileCmd->add_option("-D", compileDefines, "define a macro NAME[=VALUE]");
+  compileCmd->add_flag("--emit-llvm", emitLlvm, "print the LLVM IR the front end produces");
+
+  std::vector<std::string> cases;
+  std::string dataDir;
+  auto* suiteCmd = app.add_subcommand("suite", "run kernel test cases (case.json) and compare with their references");
+  suiteCmd->add_option("cases", cases, "case.json files")->required();
+  suiteCmd->add_option("--data", dataDir, "directory with the cases' .npy files (default: each case's directory)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+  try {
+    if (*runCmd) return runCommand(run);
+    if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, emitLlvm);
+    if (*suiteCmd) return suiteCommand(cases, dataDir);
+  } catch (const CompileFailed& e) {
+    for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));
+    return kExitUsage;
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "mslsim: {}\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "mslsim: internal error: {}\n", e.what());
+    return kExitUsage;
+  }
+  return kExitUsage;
+}

@@ -1,0 +1,91 @@
+// What the front end learned about each kernel of a program: plain data, free of LLVM and Clang
+// types, shared by the simulator (to bind arguments), the runtime and the CLI's `compile` listing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mslsim {
+
+enum class AddressSpace { Device, Constant, Threadgroup, Thread };
+
+enum class ArgumentRole {
+  Buffer,             // [[buffer(n)]]: a device or constant pointer or reference
+  ThreadgroupMemory,  // [[threadgroup(n)]]: a threadgroup pointer sized at dispatch
+  Builtin,            // [[thread_position_in_grid]] and the other compute built-ins
+};
+
+// The compute built-in values of the MSL specification (table "Attributes for kernel function
+// input arguments").
+enum class BuiltinValue {
+  ThreadPositionInGrid,
+  ThreadPositionInThreadgroup,
+  ThreadgroupPositionInGrid,
+  ThreadsPerThreadgroup,
+  ThreadgroupsPerGrid,
+  ThreadsPerGrid,
+  ThreadIndexInThreadgroup,
+  ThreadIndexInSimdgroup,
+  SimdgroupIndexInThreadgroup,
+  ThreadsPerSimdgroup,
+  SimdgroupsPerThreadgroup,
+  DispatchThreadsPerThreadgroup,
+  DispatchSimdgroupsPerThreadgroup,
+  ThreadIndexInQuadgroup,
+  QuadgroupIndexInThreadgroup,
+  ThreadsPerQuadgroup,
+  GridOrigin,
+  GridSize,
+};
+
+// Spelling in MSL (e.g. "thread_position_in_grid"); nullptr-free: every value has one.
+const char* builtinName(BuiltinValue value);
+// Parses an MSL attribute name; returns false if `name` is not a compute built-in.
+bool parseBuiltinName(const std::string& name, BuiltinValue& value);
+
+struct SourcePosition {
+  std::string file;
+  unsigned line = 0;
+  unsigned column = 0;
+};
+
+struct ArgumentInfo {
+  std::string name;           // parameter name ("" if unnamed)
+  unsigned position = 0;      // index in the kernel's parameter list
+  ArgumentRole role = ArgumentRole::Buffer;
+  unsigned binding = 0;       // n of [[buffer(n)]] / [[threadgroup(n)]]
+  bool explicitBinding = false;
+  AddressSpace space = AddressSpace::Device;
+  bool isConst = false;       // pointee is const (a write through it is a bug)
+  bool isReference = false;   // `constant T& x` rather than `constant T* x`
+  std::string typeSpelling;   // as written in the source, e.g. "const device float*"
+  std::string pointeeType;    // element type of a pointer/reference argument, e.g. "float"
+  uint64_t pointeeSize = 0;   // sizeof the element type (0 if unknown/incomplete)
+  // Built-ins: which value, how many components the parameter has (1-3) and their size in bytes.
+  BuiltinValue builtin = BuiltinValue::ThreadPositionInGrid;
+  unsigned components = 1;
+  unsigned componentSize = 4;
+  SourcePosition location;
+};
+
+struct KernelInfo {
+  std::string name;         // the host name: the function name or its [[host_name]]
+  std::string entrySymbol;  // symbol of the generated trampoline: void(void** args)
+  std::vector<ArgumentInfo> arguments;
+  SourcePosition location;
+  unsigned maxTotalThreadsPerThreadgroup = 0;  // [[max_total_threads_per_threadgroup(n)]], 0 if absent
+
+  const ArgumentInfo* bufferArgument(unsigned index) const {
+    for (auto& a : arguments)
+      if (a.role == ArgumentRole::Buffer && a.binding == index) return &a;
+    return nullptr;
+  }
+  const ArgumentInfo* threadgroupArgument(unsigned index) const {
+    for (auto& a : arguments)
+      if (a.role == ArgumentRole::ThreadgroupMemory && a.binding == index) return &a;
+    return nullptr;
+  }
+};
+
+}  // namespace mslsim

@@ -1,0 +1,762 @@
+// The Clang side of the front end. Everything that includes Clang headers lives in this one file
+// (each such translation unit costs ~20 s to compile).
+//
+// Pipeline: a virtual file system that serves our embedded metal_stdlib headers and rewrites every
+// user file with SourceRewriter -> Clang in C++17 mode with the prelude force-included -> attribute
+// plugins (msl_*) that annotate declarations and turn `threadgroup` locals into function statics ->
+// KernelCollector, which describes each kernel and synthesises its trampoline -> Clang codegen with
+// LLVM passes disabled (the simulator lowers threadgroup memory before optimising).
+
+#include "MslCompiler.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/DeclTemplate.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/CodeGen/CodeGenAction.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/CompilerInvocation.h>
+#include <clang/Frontend/MultiplexConsumer.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Sema/ParsedAttr.h>
+#include <clang/Sema/Sema.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Host.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+
+#include "EmbeddedHeaders.h"
+#include "SourceRewriter.h"
+
+namespace mslsim {
+
+CompiledProgram::CompiledProgram() = default;
+CompiledProgram::CompiledProgram(CompiledProgram&&) noexcept = default;
+CompiledProgram& CompiledProgram::operator=(CompiledProgram&&) noexcept = default;
+CompiledProgram::~CompiledProgram() {
+  module.reset();  // the module must go before its context
+  context.reset();
+}
+
+std::string formatDiagnostic(const Diagnostic& d) {
+  const char* kind = d.severity == Diagnostic::Severity::Error     ? "error"
+                     : d.severity == Diagnostic::Severity::Warning ? "warning"
+                                                                  : "note";
+  std::ostringstream out;
+  if (!d.where.file.empty()) {
+    out << d.where.file << ":" << d.where.line << ":" << d.where.column << ": ";
+  }
+  out << kind << ": " << d.message;
+  if (!d.sourceLine.empty() && d.where.column > 0) {
+    out << "\n  " << d.sourceLine << "\n  ";
+    for (unsigned i = 1; i < d.where.column && i <= d.sourceLine.size(); ++i)
+      out << (d.sourceLine[i - 1] == '\t' ? '\t' : ' ');
+    out << "^";
+  }
+  return out.str();
+}
+
+std::string printModule(const CompiledProgram& program) {
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  if (program.module) program.module->print(out, nullptr);
+  return out.str();
+}
+
+std::vector<std::string> embeddedHeaderNames() {
+  std::vector<std::string> names;
+  for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) names.push_back(kEmbeddedHeaders[i].path);
+  return names;
+}
+
+namespace {
+
+constexpr const char* kHeaderRoot = "/__mslsim/include";
+constexpr const char* kEntryPrefix = "__mslsim_entry.";
+
+// ---------------------------------------------------------------------------------------------
+// Files: user files are rewritten on read; the original text is kept for diagnostics.
+
+struct RewrittenFile {
+  std::string original;
+  RewrittenSource rewritten;
+};
+
+class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
+ public:
+  RewritingFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> base)
+      : ProxyFileSystem(std::move(base)) {}
+
+  // Registers in-memory contents for `path` (the main file need not exist on disk).
+  void addVirtualFile(const std::string& path, const std::string& contents) {
+    auto& f = files_[path];
+    f.original = contents;
+    f.rewritten = rewriteMslSource(contents);
+    virtual_.insert(path);
+  }
+
+  const RewrittenFile* find(const std::string& path) const {
+    auto it = files_.find(path);
+    return it == files_.end() ? nullptr : &it->second;
+  }
+
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
+    std::string p = path.str();
+    if (const RewrittenFile* f = load(p)) {
+      if (virtual_.count(p))
+        return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0xfeed, std::hash<std::string>{}(p)),
+                                 llvm::sys::TimePoint<>(), 0, 0, f->rewritten.text.size(),
+                                 llvm::sys::fs::file_type::regular_file,
+                                 llvm::sys::fs::all_read);
+      auto st = ProxyFileSystem::status(path);
+      if (st) return llvm::vfs::Status::copyWithNewSize(*st, f->rewritten.text.size());
+      return st;
+    }
+    return ProxyFileSystem::status(path);
+  }
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
+    std::string p = path.str();
+    if (const RewrittenFile* f = load(p)) {
+      auto st = status(path);
+      if (!st) return st.getError();
+      return std::unique_ptr<llvm::vfs::File>(new MemoryFile(*st, f->rewritten.text));
+    }
+    return ProxyFileSystem::openFileForRead(path);
+  }
+
+ private:
+  class MemoryFile : public llvm::vfs::File {
+   public:
+    MemoryFile(llvm::vfs::Status st, const std::string& text) : status_(std::move(st)), text_(text) {}
+    llvm::ErrorOr<llvm::vfs::Status> status() override { return status_; }
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> getBuffer(const llvm::Twine& name, int64_t,
+                                                                 bool, bool) override {
+      return llvm::MemoryBuffer::getMemBufferCopy(text_, name);
+    }
+    std::error_code close() override { return {}; }
+
+   private:
+    llvm::vfs::Status status_;
+    const std::string& text_;
+  };
+
+  // User files (anything outside the embedded header root) are rewritten once and cached.
+  const RewrittenFile* load(const std::string& path) {
+    if (llvm::StringRef(path).startswith(kHeaderRoot)) return nullptr;
+    auto it = files_.find(path);
+    if (it != files_.end()) return &it->second;
+    auto st = ProxyFileSystem::status(path);
+    if (!st || !st->isRegularFile()) return nullptr;
+    auto buffer = ProxyFileSystem::getBufferForFile(path);
+    if (!buffer) return nullptr;
+    auto& f = files_[path];
+    f.original = (*buffer)->getBuffer().str();
+    f.rewritten = rewriteMslSource(f.original);
+    return &f;
+  }
+
+  std::map<std::string, RewrittenFile> files_;
+  std::set<std::string> virtual_;
+};
+
+std::string lineOf(const std::string& text, unsigned line) {
+  size_t start = 0;
+  for (unsigned l = 1; l < line; ++l) {
+    start = text.find('\n', start);
+    if (start == std::string::npos) return "";
+    ++start;
+  }
+  size_t end = text.find('\n', start);
+  std::string s = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (!s.empty() && s.back() == '\r') s.pop_back();
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostics: collected as values, with columns mapped back to the user's original text.
+
+class CollectingDiagnostics : public clang::DiagnosticConsumer {
+ public:
+  CollectingDiagnostics(RewritingFileSystem& fs, std::vector<Diagnostic>& out) : fs_(fs), out_(out) {}
+
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
+                        const clang::Diagnostic& info) override {
+    DiagnosticConsumer::HandleDiagnostic(level, info);
+    if (level == clang::DiagnosticsEngine::Ignored) return;
+    Diagnostic d;
+    d.severity = level >= clang::DiagnosticsEngine::Error ? Diagnostic::Severity::Error
+                 : level == clang::DiagnosticsEngine::Warning ? Diagnostic::Severity::Warning
+                                                              : Diagnostic::Severity::Note;
+    llvm::SmallString<256> message;
+    info.FormatDiagnostic(message);
+    d.message = message.str().str();
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const clang::SourceManager& sm = info.getSourceManager();
+      clang::PresumedLoc p = sm.getPresumedLoc(sm.getFileLoc(info.getLocation()));
+      if (p.isValid()) {
+        d.where = locate(p.getFilename(), p.getLine(), p.getColumn());
+        d.sourceLine = sourceLine(p.getFilename(), p.getLine());
+      }
+    }
+    out_.push_back(std::move(d));
+  }
+
+  SourcePosition locate(const std::string& file, unsigned line, unsigned column) const {
+    SourcePosition where{file, line, column};
+    if (const RewrittenFile* f = fs_.find(file))
+      where.column = f->rewritten.columns.originalColumn(line, column);
+    if (llvm::StringRef(file).startswith(kHeaderRoot))
+      where.file = "<metal_stdlib>/" + file.substr(std::string(kHeaderRoot).size() + 1);
+    return where;
+  }
+
+  std::string sourceLine(const std::string& file, unsigned line) const {
+    if (const RewrittenFile* f = fs_.find(file)) return lineOf(f->original, line);
+    return "";
+  }
+
+ private:
+  RewritingFileSystem& fs_;
+  std::vector<Diagnostic>& out_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Attribute plugins. Each GNU-spelled msl_* attribute becomes an AnnotateAttr "msl_<name>" whose
+// string carries the argument ("msl_buffer:3", "msl_host_name:foo", "msl_builtin:thread_position_in_grid").
+
+enum class ArgKind { None, Integer, String };
+
+std::string annotationFor(clang::Sema& sema, const clang::ParsedAttr& attr, const char* name,
+                          ArgKind kind, bool& ok) {
+  ok = true;
+  std::string text = std::string("msl_") + name;
+  if (kind == ArgKind::None) return text;
+  if (attr.getNumArgs() != 1 || !attr.isArgExpr(0)) {
+    ok = false;
+    return text;
+  }
+  clang::Expr* e = attr.getArgAsExpr(0);
+  if (kind == ArgKind::String) {
+    auto* s = llvm::dyn_cast<clang::StringLiteral>(e->IgnoreParenCasts());
+    if (!s) {
+      ok = false;
+      return text;
+    }
+    return text + ":" + s->getString().str();
+  }
+  if (e->isValueDependent()) {
+    ok = false;
+    return text;
+  }
+  auto value = e->getIntegerConstantExpr(sema.Context);
+  if (!value || value->isNegative()) {
+    ok = false;
+    return text;
+  }
+  return text + ":" + std::to_string(value->getZExtValue());
+}
+
+template <int Which>
+struct MslAttribute;
+
+#define MSLSIM_ATTRIBUTE(INDEX, NAME, KIND)                                                     \
+  template <>                                                                                  \
+  struct MslAttribute<INDEX> : clang::ParsedAttrInfo {                                         \
+    static constexpr const char* kName = #NAME;                                                \
+    MslAttribute() {                                                                           \
+      static constexpr Spelling spellings[] = {{clang::ParsedAttr::AS_GNU, "msl_" #NAME}};     \
+      Spellings = spellings;                                                                   \
+      OptArgs = (KIND) == ArgKind::None ? 0 : 1;                                               \
+    }                                                                                          \
+    AttrHandling handleDeclAttribute(clang::Sema& sema, clang::Decl* decl,                     \
+                                     const clang::ParsedAttr& attr) const override {           \
+      return handle(sema, decl, attr, kName, KIND);                                            \
+    }                                                                                          \
+  };                                                                                           \
+  static clang::ParsedAttrInfoRegistry::Add<MslAttribute<INDEX>> registerMsl##INDEX("msl_" #NAME, "");
+
+clang::ParsedAttrInfo::AttrHandling handle(clang::Sema& sema, clang::Decl* decl,
+                                           const clang::ParsedAttr& attr, const char* name,
+                                           ArgKind kind) {
+  bool ok;
+  std::string annotation = annotationFor(sema, attr, name, kind, ok);
+  if (!ok) {
+    unsigned id = sema.getDiagnostics().getCustomDiagID(clang::DiagnosticsEngine::Error,
+                                                        "attribute '%0' takes %1");
+    sema.Diag(attr.getLoc(), id) << name
+                                 << (kind == ArgKind::String ? "one string literal"
+                                                             : "one non-negative integer constant");
+    return clang::ParsedAttrInfo::AttributeNotApplied;
+  }
+  // MSL allows `threadgroup` variables in any block scope; C++ has no such storage, so a
+  // threadgroup local becomes a function-scope static (one per template instantiation), which the
+  // simulator later moves into the per-threadgroup arena. Pointers and references to threadgroup
+  // memory stay ordinary locals.
+  if (annotation == "msl_threadgroup_memory") {
+    if (auto* var = llvm::dyn_cast<clang::VarDecl>(decl)) {
+      if (!llvm::isa<clang::ParmVarDecl>(var) && var->isLocalVarDecl() &&
+          !var->getType()->isPointerType() && !var->getType()->isReferenceType())
+        var->setStorageClass(clang::SC_Static);
+    }
+  }
+  decl->addAttr(clang::AnnotateAttr::Create(sema.Context, annotation, nullptr, 0, attr.getRange(),
+                                            clang::AttributeCommonInfo::AS_GNU));
+  return clang::ParsedAttrInfo::AttributeApplied;
+}
+
+MSLSIM_ATTRIBUTE(0, kernel, ArgKind::None)
+MSLSIM_ATTRIBUTE(1, threadgroup_memory, ArgKind::None)
+MSLSIM_ATTRIBUTE(2, buffer, ArgKind::Integer)
+MSLSIM_ATTRIBUTE(3, threadgroup, ArgKind::Integer)
+MSLSIM_ATTRIBUTE(4, builtin, ArgKind::String)
+MSLSIM_ATTRIBUTE(5, host_name, ArgKind::String)
+MSLSIM_ATTRIBUTE(6, max_total_threads_per_threadgroup, ArgKind::Integer)
+MSLSIM_ATTRIBUTE(7, function_constant, ArgKind::Integer)
+#undef MSLSIM_ATTRIBUTE
+
+// Returns the argument of annotation "msl_<name>[:arg]" on `decl`, if present.
+std::optional<std::string> annotation(const clang::Decl* decl, llvm::StringRef name) {
+  for (auto* a : decl->specific_attrs<clang::AnnotateAttr>()) {
+    llvm::StringRef text = a->getAnnotation();
+    if (!text.consume_front("msl_") || !text.startswith(name)) continue;
+    text = text.drop_front(name.size());
+    if (text.empty()) return std::string();
+    if (text.consume_front(":")) return text.str();
+  }
+  return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels: description and trampoline.
+
+class KernelCollector : public clang::ASTConsumer,
+                        public clang::RecursiveASTVisitor<KernelCollector> {
+ public:
+  KernelCollector(clang::CompilerInstance& ci, clang::ASTConsumer* codegen,
+                  CollectingDiagnostics& diags, std::vector<KernelInfo>& kernels)
+      : ci_(ci), codegen_(codegen), diags_(diags), kernels_(kernels) {}
+
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool VisitFunctionDecl(clang::FunctionDecl* fn) {
+    if (!annotation(fn, "kernel") || !fn->doesThisDeclarationHaveABody()) return true;
+    if (fn->isDependentContext()) return true;  // a template pattern: its instantiations are kernels
+    std::string name;
+    if (auto host = annotation(fn, "host_name")) {
+      name = *host;
+    } else if (fn->isTemplateInstantiation()) {
+      return true;  // only [[host_name]] instantiations are addressable kernels
+    } else {
+      name = fn->getNameAsString();
+    }
+    if (seen_.insert(name).second) candidates_.push_back({fn, name});
+    return true;
+  }
+
+  void HandleTranslationUnit(clang::ASTContext& ctx) override {
+    if (ci_.getDiagnostics().hasErrorOccurred()) return;
+    TraverseDecl(ctx.getTranslationUnitDecl());
+    // Explicit instantiations carry [[host_name]] on the specialisation, which the traversal above
+    // reaches through the template's specialisations; nothing else to find.
+    for (auto& [fn, name] : candidates_) {
+      KernelInfo info;
+      if (describe(ctx, fn, name, info)) {
+        clang::FunctionDecl* entry = makeTrampoline(ctx, fn, info.entrySymbol);
+        codegen_->HandleTopLevelDecl(clang::DeclGroupRef(entry));
+        kernels_.push_back(std::move(info));
+      }
+    }
+  }
+
+ private:
+  void error(clang::SourceLocation loc, const std::string& message) {
+    auto& d = ci_.getDiagnostics();
+    d.Report(loc, d.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << message;
+  }
+
+  SourcePosition position(clang::SourceLocation loc) {
+    auto& sm = ci_.getSourceManager();
+    clang::PresumedLoc p = sm.getPresumedLoc(sm.getFileLoc(loc));
+    if (!p.isValid()) return {};
+    return diags_.locate(p.getFilename(), p.getLine(), p.getColumn());
+  }
+
+  // The parameter's declaration text up to its name, e.g. "const device float*". It starts after the
+  // preceding '(' or ',' in the file, because address-space words expand to nothing and so are not
+  // part of the declaration's own source range.
+  std::string declaredType(const clang::ParmVarDecl* p) {
+    auto& sm = ci_.getSourceManager();
+    clang::SourceLocation begin = sm.getExpansionLoc(p->getBeginLoc());
+    clang::SourceLocation end = p->getLocation().isValid() && !p->getName().empty()
+                                    ? sm.getExpansionLoc(p->getLocation())
+                                    : sm.getExpansionLoc(p->getEndLoc());
+    auto [file, beginOffset] = sm.getDecomposedLoc(begin);
+    unsigned endOffset = sm.getDecomposedLoc(end).second;
+    llvm::StringRef buffer = sm.getBufferData(file);
+    if (endOffset < beginOffset || endOffset > buffer.size()) return "";
+    size_t start = beginOffset;
+    while (start > 0 && buffer[start - 1] != '(' && buffer[start - 1] != ',') --start;
+    llvm::StringRef text = buffer.substr(start, endOffset - start);
+    // Collapse whitespace and drop attributes the rewriter produced.
+    std::string out;
+    bool space = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+      if (text.substr(i).startswith("__attribute__((")) {
+        int depth = 0;
+        for (; i < text.size(); ++i) {
+          if (text[i] == '(') ++depth;
+          if (text[i] == ')' && --depth == 0) break;
+        }
+        continue;
+      }
+      if (text.substr(i).startswith("//")) {
+        while (i < text.size() && text[i] != '\n') ++i;
+        space = !out.empty();
+        continue;
+      }
+      char c = text[i];
+      if (std::isspace((unsigned char)c)) {
+        space = !out.empty();
+        continue;
+      }
+      if (space && !(c == '*' || c == '&')) out += ' ';
+      space = false;
+      out += c;
+    }
+    return out;
+  }
+
+  static bool hasWord(const std::string& text, const char* word) {
+    size_t n = std::strlen(word);
+    for (size_t pos = text.find(word); pos != std::string::npos; pos = text.find(word, pos + 1)) {
+      bool left = pos == 0 || !(std::isalnum((unsigned char)text[pos - 1]) || text[pos - 1] == '_');
+      bool right = pos + n >= text.size() ||
+                   !(std::isalnum((unsigned char)text[pos + n]) || text[pos + n] == '_');
+      if (left && right) return true;
+    }
+    return false;
+  }
+
+  bool describe(clang::ASTContext& ctx, clang::FunctionDecl* fn, const std::string& name,
+                KernelInfo& info) {
+    info.name = name;
+    info.entrySymbol = kEntryPrefix + name;
+    info.location = position(fn->getLocation());
+    if (auto n = annotation(fn, "max_total_threads_per_threadgroup"))
+      info.maxTotalThreadsPerThreadgroup = unsigned(std::stoul(*n));
+    bool ok = true;
+    if (!fn->getReturnType()->isVoidType()) {
+      error(fn->getLocation(), "kernel '" + name + "' must return void");
+      ok = false;
+    }
+    std::set<unsigned> usedBuffers;
+    for (auto* p : fn->parameters())
+      if (auto b = annotation(p, "buffer")) usedBuffers.insert(unsigned(std::stoul(*b)));
+    unsigned nextImplicit = 0;
+
+    clang::PrintingPolicy policy(ctx.getLangOpts());
+    policy.SuppressTagKeyword = true;
+    for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+      clang::ParmVarDecl* p = fn->getParamDecl(i);
+      ArgumentInfo a;
+      a.name = p->getNameAsString();
+      a.position = i;
+      a.location = position(p->getLocation());
+      a.typeSpelling = declaredType(p);
+      clang::QualType type = p->getType();
+      std::string label = "argument '" + (a.name.empty() ? std::to_string(i) : a.name) +
+                          "' of kernel '" + name + "'";
+      if (auto builtin = annotation(p, "builtin")) {
+        a.role = ArgumentRole::Builtin;
+        parseBuiltinName(*builtin, a.builtin);
+        a.space = AddressSpace::Thread;
+        if (!describeBuiltinType(ctx, type, a)) {
+          error(p->getLocation(), label + ": [[" + *builtin + "]] must have type uint, ushort, "
+                                  "int, short or a 2- or 3-component vector of those, not '" +
+                                      type.getAsString(policy) + "'");
+          ok = false;
+        }
+      } else if (type->isPointerType() || type->isReferenceType()) {
+        clang::QualType pointee = type->getPointeeType();
+        a.isReference = type->isReferenceType();
+        a.isConst = pointee.isConstQualified();
+        a.pointeeType = pointee.getUnqualifiedType().getAsString(policy);
+        if (!pointee->isIncompleteType() && !pointee->isDependentType())
+          a.pointeeSize = ctx.getTypeSizeInChars(pointee).getQuantity();
+        bool tg = annotation(p, "threadgroup_memory").has_value();
+        if (auto n = annotation(p, "threadgroup")) {
+          a.role = ArgumentRole::ThreadgroupMemory;
+          a.binding = unsigned(std::stoul(*n));
+          a.explicitBinding = true;
+          a.space = AddressSpace::Threadgroup;
+        } else if (tg) {
+          error(p->getLocation(), label + ": a threadgroup pointer argument needs [[threadgroup(n)]]");
+          ok = false;
+        } else {
+          a.role = ArgumentRole::Buffer;
+          a.space = hasWord(a.typeSpelling, "constant") ? AddressSpace::Constant : AddressSpace::Device;
+          if (a.space == AddressSpace::Constant) a.isConst = true;
+          if (auto n = annotation(p, "buffer")) {
+            a.binding = unsigned(std::stoul(*n));
+            a.explicitBinding = true;
+          } else {
+            while (usedBuffers.count(nextImplicit)) ++nextImplicit;
+            a.binding = nextImplicit;
+            usedBuffers.insert(nextImplicit);
+          }
+          if (!hasWord(a.typeSpelling, "device") && !hasWord(a.typeSpelling, "constant")) {
+            error(p->getLocation(), label + ": a buffer argument must be a 'device' or 'constant' "
+                                    "pointer or reference");
+            ok = false;
+          }
+        }
+      } else {
+        error(p->getLocation(), label + " has no attribute: a kernel argument by value must be a "
+                                "built-in such as [[thread_position_in_grid]]");
+        ok = false;
+      }
+      info.arguments.push_back(std::move(a));
+    }
+    // Two arguments bound to the same index are a Metal compile error too.
+    std::map<std::pair<int, unsigned>, const ArgumentInfo*> bound;
+    for (auto& a : info.arguments) {
+      if (a.role == ArgumentRole::Builtin) continue;
+      auto key = std::make_pair(int(a.role), a.binding);
+      if (bound.count(key)) {
+        error(fn->getParamDecl(a.position)->getLocation(),
+              "argument '" + a.name + "' of kernel '" + name + "' reuses " +
+                  (a.role == ArgumentRole::Buffer ? "buffer" : "threadgroup") + " index " +
+                  std::to_string(a.binding) + " of argument '" + bound[key]->name + "'");
+        ok = false;
+      }
+      bound[key] = &a;
+    }
+    return ok;
+  }
+
+  // uint, ushort, int, short, or vec<T, 2|3> of those (our metal_stdlib's vector template).
+  static bool describeBuiltinType(clang::ASTContext& ctx, clang::QualType type, ArgumentInfo& a) {
+    type = type.getCanonicalType().getUnqualifiedType();
+    auto integral = [&](clang::QualType t) {
+      return t->isIntegerType() && !t->isBooleanType() && ctx.getTypeSize(t) >= 16 &&
+             ctx.getTypeSize(t) <= 32;
+    };
+    if (integral(type)) {
+      a.components = 1;
+      a.componentSize = unsigned(ctx.getTypeSize(type) / 8);
+      return true;
+    }
+    auto* spec = llvm::dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
+        type->getAsCXXRecordDecl());
+    if (!spec || spec->getName() != "vec" || spec->getTemplateArgs().size() != 2) return false;
+    const auto& args = spec->getTemplateArgs();
+    if (args[0].getKind() != clang::TemplateArgument::Type ||
+        args[1].getKind() != clang::TemplateArgument::Integral)
+      return false;
+    unsigned n = unsigned(args[1].getAsIntegral().getZExtValue());
+    if (!integral(args[0].getAsType()) || n < 2 || n > 3) return false;
+    a.components = n;
+    a.componentSize = unsigned(ctx.getTypeSize(args[0].getAsType()) / 8);
+    return true;
+  }
+
+  // Builds `void entry(void** args) { kernel(*(P0*)args[0], *(P1*)args[1], ...); }` directly in the
+  // AST, so Clang's own codegen handles the C++ calling convention of every parameter type.
+  clang::FunctionDecl* makeTrampoline(clang::ASTContext& ctx, clang::FunctionDecl* kernel,
+                                      const std::string& symbol) {
+    clang::SourceLocation loc = kernel->getLocation();
+    clang::QualType voidPtr = ctx.getPointerType(ctx.VoidTy);
+    clang::QualType voidPtrPtr = ctx.getPointerType(voidPtr);
+    clang::FunctionProtoType::ExtProtoInfo epi;
+    clang::QualType fnType = ctx.getFunctionType(ctx.VoidTy, {voidPtrPtr}, epi);
+    clang::TranslationUnitDecl* tu = ctx.getTranslationUnitDecl();
+    std::string identifier = "__mslsim_entry_" + std::to_string(entryCount_++);
+    auto* entry = clang::FunctionDecl::Create(
+        ctx, tu, loc, loc, clang::DeclarationName(&ctx.Idents.get(identifier)), fnType,
+        ctx.getTrivialTypeSourceInfo(fnType), clang::SC_None);
+    auto* argsParam = clang::ParmVarDecl::Create(ctx, entry, loc, loc, &ctx.Idents.get("args"),
+                                                 voidPtrPtr, ctx.getTrivialTypeSourceInfo(voidPtrPtr),
+                                                 clang::SC_None, nullptr);
+    entry->setParams({argsParam});
+    entry->addAttr(clang::AsmLabelAttr::CreateImplicit(ctx, symbol, /*IsLiteralLabel=*/true));
+    entry->addAttr(clang::UsedAttr::CreateImplicit(ctx));
+
+    clang::FPOptionsOverride fp;
+    llvm::SmallVector<clang::Expr*, 16> callArgs;
+    for (unsigned i = 0; i < kernel->getNumParams(); ++i) {
+      clang::QualType paramType = kernel->getParamDecl(i)->getType();
+      clang::QualType valueType = paramType.getNonReferenceType();
+      clang::Expr* argsRef = clang::DeclRefExpr::Create(
+          ctx, clang::NestedNameSpecifierLoc(), loc, argsParam, false, loc, voidPtrPtr,
+          clang::VK_LValue);
+      clang::Expr* argsValue = clang::ImplicitCastExpr::Create(
+          ctx, voidPtrPtr, clang::CK_LValueToRValue, argsRef, nullptr, clang::VK_PRValue, fp);
+      clang::Expr* index = clang::IntegerLiteral::Create(ctx, llvm::APInt(32, i), ctx.IntTy, loc);
+      clang::Expr* slot = new (ctx) clang::ArraySubscriptExpr(
+          argsValue, index, voidPtr, clang::VK_LValue, clang::OK_Ordinary, loc);
+      clang::Expr* slotValue = clang::ImplicitCastExpr::Create(
+          ctx, voidPtr, clang::CK_LValueToRValue, slot, nullptr, clang::VK_PRValue, fp);
+      clang::QualType typedPtr = ctx.getPointerType(valueType);
+      clang::Expr* cast = clang::CStyleCastExpr::Create(
+          ctx, typedPtr, clang::VK_PRValue, clang::CK_BitCast, slotValue, nullptr, fp,
+          ctx.getTrivialTypeSourceInfo(typedPtr), loc, loc);
+      clang::Expr* object = clang::UnaryOperator::Create(ctx, cast, clang::UO_Deref, valueType,
+                                                         clang::VK_LValue, clang::OK_Ordinary, loc,
+                                                         false, fp);
+      if (!paramType->isReferenceType())
+        object = clang::ImplicitCastExpr::Create(ctx, valueType.getUnqualifiedType(),
+                                                 clang::CK_LValueToRValue, object, nullptr,
+                                                 clang::VK_PRValue, fp);
+      callArgs.push_back(object);
+    }
+    clang::Expr* callee = clang::DeclRefExpr::Create(ctx, clang::NestedNameSpecifierLoc(), loc,
+                                                     kernel, false, loc, kernel->getType(),
+                                                     clang::VK_LValue);
+    callee = clang::ImplicitCastExpr::Create(ctx, ctx.getPointerType(kernel->getType()),
+                                             clang::CK_FunctionToPointerDecay, callee, nullptr,
+                                             clang::VK_PRValue, fp);
+    clang::Expr* call =
+        clang::CallExpr::Create(ctx, callee, callArgs, ctx.VoidTy, clang::VK_PRValue, loc, fp);
+    entry->setBody(clang::CompoundStmt::Create(ctx, {call}, fp, loc, loc));
+    tu->addDecl(entry);
+    return entry;
+  }
+
+  clang::CompilerInstance& ci_;
+  clang::ASTConsumer* codegen_;
+  CollectingDiagnostics& diags_;
+  std::vector<KernelInfo>& kernels_;
+  std::vector<std::pair<clang::FunctionDecl*, std::string>> candidates_;
+  std::set<std::string> seen_;
+  unsigned entryCount_ = 0;
+};
+
+class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
+ public:
+  MslCodeGenAction(llvm::LLVMContext* context, CollectingDiagnostics& diags,
+                   std::vector<KernelInfo>& kernels)
+      : EmitLLVMOnlyAction(context), diags_(diags), kernels_(kernels) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
+                                                        llvm::StringRef file) override {
+    auto codegen = EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
+    if (!codegen) return nullptr;
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(std::make_unique<KernelCollector>(ci, codegen.get(), diags_, kernels_));
+    consumers.push_back(std::move(codegen));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+  }
+
+ private:
+  CollectingDiagnostics& diags_;
+  std::vector<KernelInfo>& kernels_;
+};
+
+llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> embeddedHeaders() {
+  auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
+    std::string path = std::string(kHeaderRoot) + "/" + kEmbeddedHeaders[i].path;
+    fs->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(kEmbeddedHeaders[i].contents, path));
+  }
+  return fs;
+}
+
+}  // namespace
+
+CompileResult compileMsl(const std::string& path, const std::string& source,
+                         const CompileOptions& options) {
+  CompileResult result;
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  std::string mainPath = absolute.str().str();
+
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(embeddedHeaders());
+  auto fs = llvm::makeIntrusiveRefCnt<RewritingFileSystem>(overlay);
+  fs->addVirtualFile(mainPath, source);
+
+  CollectingDiagnostics diagnostics(*fs, result.diagnostics);
+  // Rewriter warnings (unsupported attributes) come first, in source order.
+  if (const RewrittenFile* f = fs->find(mainPath))
+    for (auto& w : f->rewritten.warnings)
+      result.diagnostics.push_back({Diagnostic::Severity::Warning,
+                                    {path, w.line, w.column}, w.message, lineOf(source, w.line)});
+
+  // Code generation targets this machine (the JIT runs here); an unrecognised CPU model gets the
+  // baseline with the features the host reports.
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  if (cpu == "generic") cpu = "x86-64";
+  std::vector<std::string> args = {
+      "-triple", llvm::sys::getProcessTriple(), "-target-cpu", cpu,
+      "-x", "c++", "-std=c++17", "-O2", "-disable-llvm-passes", "-fno-rtti",
+      "-fno-threadsafe-statics", "-ffreestanding", "-ffloat16-excess-precision=none",
+      "-ffp-contract=off", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
+      "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h", "-Wno-ignored-attributes",
+      "-ferror-limit", "20", "-fmessage-length=0", "-main-file-name",
+      llvm::sys::path::filename(mainPath).str()};
+  if (options.fastMath) {
+    for (const char* a : {"-ffast-math", "-menable-no-infs", "-menable-no-nans",
+                          "-fapprox-func", "-funsafe-math-optimizations", "-fno-signed-zeros",
+                          "-mreassociate", "-freciprocal-math", "-ffp-contract=fast"})
+      args.push_back(a);
+  }
+  for (auto& dir : options.includeDirs) {
+    args.push_back("-I");
+    args.push_back(dir);
+  }
+  for (auto& d : options.defines) {
+    args.push_back("-D");
+    args.push_back(d);
+  }
+  llvm::StringMap<bool> features;
+  if (llvm::sys::getHostCPUFeatures(features))
+    for (auto& f : features) {
+      args.push_back("-target-feature");
+      args.push_back((f.second ? "+" : "-") + f.first().str());
+    }
+  args.push_back(mainPath);
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+
+  clang::CompilerInstance ci;
+  ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
+  ci.getDiagnosticOpts().ShowCarets = false;  // no "N errors generated." on stderr
+  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
+    return result;
+  // MSL has no double: `1.0` is a float, as in OpenCL.
+  ci.getInvocation().getLangOpts()->SinglePrecisionConstants = true;
+  ci.createFileManager(fs);
+  ci.createSourceManager(ci.getFileManager());
+
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::vector<KernelInfo> kernels;
+  MslCodeGenAction action(context.get(), diagnostics, kernels);
+  bool executed = ci.ExecuteAction(action);
+  ci.getDiagnostics().getClient()->finish();
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!executed || !module || ci.getDiagnostics().hasErrorOccurred()) return result;
+
+  result.ok = true;
+  result.program.kernels = std::move(kernels);
+  result.program.module = std::move(module);
+  result.program.context = std::move(context);
+  return result;
+}
+
+}  // namespace mslsim

@@ -1,0 +1,64 @@
+// The front end: MSL source -> Clang (C++17 with MSL's address-space words erased) -> an LLVM module
+// plus a description of every kernel. It knows nothing about execution: the module it returns has
+// one trampoline per kernel, `void <entrySymbol>(void** args)`, where args[i] points at the value of
+// the kernel's i-th parameter (for a reference parameter, at the referenced object).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "KernelInfo.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace mslsim {
+
+struct Diagnostic {
+  enum class Severity { Note, Warning, Error };
+  Severity severity = Severity::Error;
+  SourcePosition where;     // file is empty when the diagnostic has no location
+  std::string message;
+  std::string sourceLine;   // the original (not rewritten) line, if known
+};
+
+// "file:line:col: error: message" followed by the source line and a caret.
+std::string formatDiagnostic(const Diagnostic& diagnostic);
+
+struct CompileOptions {
+  std::vector<std::string> includeDirs;  // -I
+  std::vector<std::string> defines;      // -D NAME[=VALUE]
+  bool fastMath = false;                 // defines __FAST_MATH__ and allows reassociation
+};
+
+struct CompiledProgram {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::vector<KernelInfo> kernels;
+  CompiledProgram();
+  CompiledProgram(CompiledProgram&&) noexcept;
+  CompiledProgram& operator=(CompiledProgram&&) noexcept;
+  ~CompiledProgram();
+};
+
+struct CompileResult {
+  bool ok = false;
+  CompiledProgram program;              // valid when ok
+  std::vector<Diagnostic> diagnostics;  // errors (when !ok), warnings and notes
+};
+
+// Compiles `source` as if it were the contents of the file `path` (used for diagnostics and for
+// resolving #include "..." relative to it). `path` need not exist.
+CompileResult compileMsl(const std::string& path, const std::string& source,
+                         const CompileOptions& options);
+
+// The program's LLVM IR as text (for `mslsim compile --emit-llvm`).
+std::string printModule(const CompiledProgram& program);
+
+// The names of the embedded MSL standard library headers (for tests and `compile --list-headers`).
+std::vector<std::string> embeddedHeaderNames();
+
+}  // namespace mslsim

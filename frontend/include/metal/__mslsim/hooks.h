@@ -1,0 +1,20 @@
+// The only calls from the MSL standard library into the simulator. Everything else in the library is
+// ordinary C++ that runs on the calling thread. Each collective takes the call site (file, line,
+// column: filled by __builtin_FILE()/__builtin_LINE()/__builtin_COLUMN() default arguments of the
+// public MSL function) so the simulator can name the source line in barrier and SIMD diagnostics.
+#pragma once
+
+extern "C" {
+// Waits for every thread of the threadgroup that has not returned (flags: metal::mem_flags bits).
+void __mslsim_threadgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column);
+// Waits for the active lanes of the calling SIMD-group.
+void __mslsim_simdgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column);
+// SIMD-group collective: every participating lane contributes `size` bytes at `value`; when all
+// participating lanes of the SIMD-group have arrived, each receives the 32 contributions, indexed by
+// lane, in `lanes` (32 * size bytes; entries of non-participating lanes are unspecified). Returns the
+// mask of participating lanes (bit i = lane i). All lanes of one call must pass the same size.
+unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, const char* file,
+                                unsigned line, unsigned column);
+// The calling thread's lane in its SIMD-group (0..31) and the SIMD-group width (always 32).
+unsigned __mslsim_simd_lane(void);
+}

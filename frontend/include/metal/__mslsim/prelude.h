@@ -1,0 +1,25 @@
+// Injected by mslsim's front end before every translation unit (never included by users).
+//
+// mslsim compiles MSL as plain C++17 (see shared/design/frontend-facts.md): address-space words are
+// erased, because C++-for-OpenCL cannot host templated kernels with threadgroup arrays. What the
+// simulator still needs to know is carried by attributes that the front end's plugin understands:
+//   msl_kernel                 a kernel entry point
+//   msl_threadgroup_memory     a variable (or pointer) in threadgroup memory
+//   msl_buffer(n), msl_threadgroup(n), msl_builtin("name"), msl_host_name("name"), ...
+// The source rewriter turns MSL's [[attr(args)]] lists into these GNU-spelled attributes before Clang
+// sees the text, so these macros never touch an attribute list.
+#pragma once
+
+#define kernel __attribute__((msl_kernel))
+#define device
+#define constant
+#define thread
+#define threadgroup __attribute__((msl_threadgroup_memory))
+#define threadgroup_imageblock
+#define ray_data
+#define object_data
+
+#define __METAL__ 1
+#define __METAL_VERSION__ 320
+#define __HAVE_MSLSIM__ 1
+#define METAL_FUNC inline __attribute__((always_inline))

@@ -1,0 +1,203 @@
+#include "Program.h"
+
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+#include "Jit.h"
+
+namespace mslsim {
+
+namespace {
+
+std::string joinDiagnostics(const std::string& path, const std::vector<Diagnostic>& diagnostics) {
+  std::string text;
+  for (auto& d : diagnostics)
+    if (d.severity == Diagnostic::Severity::Error) {
+      text = formatDiagnostic(d);
+      break;
+    }
+  return text.empty() ? path + ": compilation failed" : text;
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string lineOf(const std::string& text, unsigned line) {
+  std::stringstream ss(text);
+  std::string l;
+  for (unsigned i = 1; std::getline(ss, l); ++i)
+    if (i == line) return l;
+  return "";
+}
+
+}  // namespace
+
+CompileFailed::CompileFailed(std::string path, std::vector<Diagnostic> diagnostics)
+    : UsageError(joinDiagnostics(path, diagnostics)), diagnostics_(std::move(diagnostics)) {}
+
+std::shared_ptr<const Program> Program::compileFile(const std::string& path,
+                                                    const CompileOptions& options) {
+  return compileSource(path, readFile(path), options);
+}
+
+std::shared_ptr<const Program> Program::compileSource(const std::string& path,
+                                                      const std::string& source,
+                                                      const CompileOptions& options) {
+  // Compilation is cached for the life of the process, keyed by everything that affects it.
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const Program>> cache;
+  std::string key = path + '\0' + source + '\0' + (options.fastMath ? "fast" : "");
+  for (auto& i : options.includeDirs) key += "\0I" + i;
+  for (auto& d : options.defines) key += "\0D" + d;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+
+  auto start = std::chrono::steady_clock::now();
+  CompileResult compiled = compileMsl(path, source, options);
+  if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
+  JitResult jit = jitCompile(std::move(compiled.program));
+  if (!jit.ok) throw UsageError(path + ": " + jit.error);
+  auto program = std::make_shared<Program>();
+  program->path_ = path;
+  program->source_ = source;
+  program->kernels_ = std::move(jit.kernels);
+  for (auto& d : compiled.diagnostics)
+    if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
+  program->compileMs_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  cache[key] = program;
+  return program;
+}
+
+const ExecutableKernel& Program::kernel(const std::string& name) const {
+  for (auto& k : kernels_)
+    if (k.info.name == name) return k;
+  std::string available;
+  for (auto& k : kernels_) available += (available.empty() ? "" : ", ") + k.info.name;
+  throw UsageError(path_ + ": no kernel named '" + name + "' (kernels: " +
+                   (available.empty() ? "none" : available) + ")");
+}
+
+std::string Program::describe(const SourcePosition& where) const {
+  if (where.file.empty()) return "";
+  std::string line;
+  if (where.file == path_ || (path_.size() <= where.file.size() &&
+                              where.file.compare(where.file.size() - path_.size(), path_.size(), path_) == 0))
+    line = lineOf(source_, where.line);
+  std::string text = where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+  if (!line.empty()) {
+    text += "\n    " + line + "\n    ";
+    for (unsigned i = 1; i < where.column && i <= line.size(); ++i) text += line[i - 1] == '\t' ? '\t' : ' ';
+    text += "^";
+  }
+  return text;
+}
+
+std::string Program::formatFinding(const Finding& f) const {
+  std::string text = std::string(f.severity == Finding::Severity::Error ? "error" : "warning") + " [" +
+                     f.kind + "]: " + f.message;
+  for (auto& where : f.locations) text += "\n  at " + describe(where);
+  return text;
+}
+
+bool dtypeMatchesElementType(DType dtype, const std::string& mslType) {
+  // Strip vector width and atomic wrappers: float4 -> float, atomic<float> / atomic_uint -> float / uint.
+  std::string t = mslType;
+  if (t.rfind("metal::", 0) == 0) t = t.substr(7);
+  if (t.rfind("atomic<", 0) == 0 && t.back() == '>') t = t.substr(7, t.size() - 8);
+  if (t.rfind("atomic_", 0) == 0) t = t.substr(7);
+  if (t.rfind("packed_", 0) == 0) t = t.substr(7);
+  while (!t.empty() && (t.back() == '2' || t.back() == '3' || t.back() == '4') &&
+         t.find_first_of("0123456789") != t.size() - 1 - 0 && t != "int32_t")
+    t.pop_back();
+  static const std::multimap<DType, std::string> kNames = {
+      {DType::Float32, "float"},     {DType::Float16, "half"},       {DType::Float16, "_Float16"},
+      {DType::Float16, "float16_t"}, {DType::BFloat16, "bfloat"},    {DType::BFloat16, "bfloat16_t"},
+      {DType::UInt16, "bfloat"},     {DType::UInt16, "bfloat16_t"},  {DType::Int8, "char"},
+      {DType::Int8, "int8_t"},       {DType::Int8, "signed char"},   {DType::Int16, "short"},
+      {DType::Int16, "int16_t"},     {DType::Int32, "int"},          {DType::Int32, "int32_t"},
+      {DType::Int64, "long"},        {DType::Int64, "int64_t"},      {DType::UInt8, "uchar"},
+      {DType::UInt8, "uint8_t"},     {DType::UInt8, "unsigned char"}, {DType::UInt16, "ushort"},
+      {DType::UInt16, "uint16_t"},   {DType::UInt16, "unsigned short"}, {DType::UInt32, "uint"},
+      {DType::UInt32, "uint32_t"},   {DType::UInt32, "unsigned int"}, {DType::UInt64, "ulong"},
+      {DType::UInt64, "uint64_t"},   {DType::UInt64, "unsigned long"}, {DType::UInt64, "size_t"},
+      {DType::Bool, "bool"},         {DType::Int8, "bool"},          {DType::UInt8, "bool"},
+      {DType::Int64, "long long"},   {DType::UInt64, "unsigned long long"}};
+  bool knownType = false;
+  for (auto& [d, name] : kNames)
+    if (name == t) {
+      knownType = true;
+      if (d == dtype) return true;
+    }
+  // Structs and other element types: only sizes can be checked.
+  return !knownType;
+}
+
+void Launch::bindBuffer(unsigned index, HostArray& array, const std::string& origin) {
+  buffers_[index] = {&array, origin};
+}
+
+void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }
+
+DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds,
+                           unsigned workers) {
+  const KernelInfo& info = kernel_.info;
+  auto argLabel = [&](const ArgumentInfo& a) {
+    return std::string(a.role == ArgumentRole::Buffer ? "buffer " : "threadgroup memory ") +
+           std::to_string(a.binding) + " (argument '" + a.name + "' of kernel '" + info.name +
+           "', " + a.typeSpelling + ")";
+  };
+  for (auto& [index, binding] : buffers_)
+    if (!info.bufferArgument(index))
+      throw UsageError("kernel '" + info.name + "' has no [[buffer(" + std::to_string(index) +
+                       ")]] argument (bound to " + binding.origin + ")");
+  for (auto& [index, bytes] : threadgroupMemory_)
+    if (!info.threadgroupArgument(index))
+      throw UsageError("kernel '" + info.name + "' has no [[threadgroup(" + std::to_string(index) +
+                       ")]] argument");
+
+  DispatchRequest request;
+  request.kernel = &kernel_;
+  request.mode = mode;
+  request.grid = grid;
+  request.threadgroup = threadgroup;
+  request.timeoutSeconds = timeoutSeconds;
+  request.workers = workers;
+  request.arguments.resize(info.arguments.size());
+  for (const ArgumentInfo& a : info.arguments) {
+    BoundArgument& bound = request.arguments[a.position];
+    if (a.role == ArgumentRole::Buffer) {
+      auto it = buffers_.find(a.binding);
+      if (it == buffers_.end()) throw UsageError(argLabel(a) + " is not bound");
+      HostArray& array = *it->second.array;
+      if (!dtypeMatchesElementType(array.dtype, a.pointeeType))
+        throw UsageError(argLabel(a) + ": " + it->second.origin + " holds " + dtypeName(array.dtype) +
+                         " data, which does not match element type '" + a.pointeeType + "'");
+      if (array.dtype == DType::UInt16 && (a.pointeeType == "bfloat" || a.pointeeType == "bfloat16_t"))
+        array.dtype = DType::BFloat16;  // .npy stores bfloat16 as <u2 bit patterns
+      if (a.pointeeSize && array.bytes.size() < a.pointeeSize)
+        throw UsageError(argLabel(a) + ": " + it->second.origin + " has " +
+                         std::to_string(array.bytes.size()) + " bytes, less than one '" +
+                         a.pointeeType + "' (" + std::to_string(a.pointeeSize) + " bytes)");
+      // A kernel may be handed an empty buffer; give it a valid address all the same.
+      if (array.bytes.capacity() == 0) array.bytes.reserve(16);
+      bound.buffer = array.bytes.data();
+    } else if (a.role == ArgumentRole::ThreadgroupMemory) {
+      auto it = threadgroupMemory_.find(a.binding);
+      if (it == threadgroupMemory_.end() || it->second == 0)
+        throw UsageError(argLabel(a) + " has no size: set the threadgroup memory length");
+      bound.threadgroupBytes = it->second;
+    }
+  }
+  DispatchResult result = dispatch(request);
+  return result;
+}
+
+}  // namespace mslsim

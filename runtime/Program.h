@@ -1,0 +1,81 @@
+// The host API: compile a .metal program once, look kernels up by name, bind buffers by index and
+// dispatch. The CLI, the test-suite runner and (later) the Python module are thin layers over this.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Executor.h"
+#include "HostArray.h"
+#include "MslCompiler.h"
+
+namespace mslsim {
+
+// The program did not compile; `diagnostics` say where.
+class CompileFailed : public UsageError {
+ public:
+  CompileFailed(std::string path, std::vector<Diagnostic> diagnostics);
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+};
+
+class Program {
+ public:
+  // Compiles (or returns the process-wide cached compilation of) `path` with `options`.
+  static std::shared_ptr<const Program> compileFile(const std::string& path,
+                                                    const CompileOptions& options = {});
+  static std::shared_ptr<const Program> compileSource(const std::string& path,
+                                                      const std::string& source,
+                                                      const CompileOptions& options = {});
+
+  const std::string& path() const { return path_; }
+  const std::vector<ExecutableKernel>& kernels() const { return kernels_; }
+  // Throws UsageError naming the available kernels when `name` is not one of them.
+  const ExecutableKernel& kernel(const std::string& name) const;
+  const std::vector<Diagnostic>& warnings() const { return warnings_; }
+  double compileMilliseconds() const { return compileMs_; }
+
+  // "file:line:col" plus the source line and a caret, for reports about this program.
+  std::string describe(const SourcePosition& where) const;
+  std::string formatFinding(const Finding& finding) const;
+
+ private:
+  std::string path_, source_;
+  std::vector<ExecutableKernel> kernels_;
+  std::vector<Diagnostic> warnings_;
+  double compileMs_ = 0;
+};
+
+// One dispatch of one kernel: bindings by Metal index, then run.
+class Launch {
+ public:
+  explicit Launch(const ExecutableKernel& kernel) : kernel_(kernel) {}
+
+  // Binds `array` (whose bytes the kernel reads and writes in place) to [[buffer(index)]]. `origin`
+  // names where the data came from, for error messages (a file name or a spec).
+  void bindBuffer(unsigned index, HostArray& array, const std::string& origin);
+  void setThreadgroupMemory(unsigned index, uint64_t bytes);
+
+  // Checks the bindings against the kernel's arguments (throws UsageError naming the argument at
+  // fault) and runs the grid.
+  DispatchResult run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds = 60,
+                     unsigned workers = 0);
+
+ private:
+  struct Binding {
+    HostArray* array;
+    std::string origin;
+  };
+  const ExecutableKernel& kernel_;
+  std::map<unsigned, Binding> buffers_;
+  std::map<unsigned, uint64_t> threadgroupMemory_;
+};
+
+// The MSL element type names a dtype may be bound to ("float" for float32, ...).
+bool dtypeMatchesElementType(DType dtype, const std::string& mslType);
+
+}  // namespace mslsim

@@ -1,0 +1,142 @@
+#include "SuiteCase.h"
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "Program.h"
+
+namespace mslsim {
+
+namespace {
+
+std::string directoryOf(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+std::string baseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Size3 size3(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_array() || j[key].empty() || j[key].size() > 3)
+    throw UsageError(std::string("'") + key + "' must be an array of 1 to 3 positive integers");
+  Size3 s{1, 1, 1};
+  for (size_t i = 0; i < j[key].size(); ++i) s[i] = j[key][i].get<uint32_t>();
+  return s;
+}
+
+std::string text(Size3 s) {
+  return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
+}
+
+std::string number(double v) {
+  std::ostringstream o;
+  o.precision(9);
+  o << v;
+  return o.str();
+}
+
+}  // namespace
+
+CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg) {
+  CaseOutcome outcome;
+  std::string caseDir = directoryOf(caseJson);
+  outcome.name = baseName(caseDir);
+  std::string dataDir = dataDirArg.empty() ? caseDir : dataDirArg;
+  try {
+    std::ifstream in(caseJson);
+    if (!in) throw UsageError(caseJson + ": cannot open file");
+    nlohmann::json spec;
+    try {
+      spec = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw UsageError(caseJson + ": invalid JSON: " + e.what());
+    }
+    outcome.kernel = spec.value("kernel", "");
+    std::string source = caseDir + "/" + spec.value("source", "kernel.metal");
+    Size3 grid = size3(spec, "grid"), threadgroup = size3(spec, "threadgroup");
+    std::string mode = spec.value("dispatch", "threads");
+    if (mode != "threads" && mode != "threadgroups")
+      throw UsageError(caseJson + ": 'dispatch' must be \"threads\" or \"threadgroups\"");
+    outcome.dispatch = (mode == "threads" ? "grid " : "threadgroups ") + text(grid) +
+                       ", threadgroup " + text(threadgroup);
+
+    auto program = Program::compileFile(source);
+    outcome.compileMs = program->compileMilliseconds();
+    const ExecutableKernel& kernel = program->kernel(outcome.kernel);
+    Launch launch(kernel);
+    std::map<unsigned, HostArray> buffers;
+    for (auto& [key, value] : spec.value("buffers", nlohmann::json::object()).items()) {
+      unsigned index = unsigned(std::stoul(key));
+      buffers[index] = parseBufferSpec(value.get<std::string>(), dataDir);
+      launch.bindBuffer(index, buffers[index], value.get<std::string>());
+    }
+    for (auto& [key, value] : spec.value("threadgroup_memory", nlohmann::json::object()).items())
+      launch.setThreadgroupMemory(unsigned(std::stoul(key)), value.get<uint64_t>());
+
+    DispatchResult result = launch.run(
+        mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup);
+    outcome.runMs = result.milliseconds;
+    for (auto& f : result.findings) outcome.details.push_back(program->formatFinding(f));
+    if (result.hasErrors()) {
+      outcome.check = "the kernel reported errors";
+      return outcome;
+    }
+
+    double worst = 0;
+    unsigned compared = 0;
+    bool allMatch = true;
+    for (auto& [key, expectation] : spec.value("expect", nlohmann::json::object()).items()) {
+      unsigned index = unsigned(std::stoul(key));
+      if (!buffers.count(index)) throw UsageError(caseJson + ": expects buffer " + key + ", which is not bound");
+      const HostArray& got = buffers[index];
+      HostArray expected = parseBufferSpec(expectation.at("file").get<std::string>(), dataDir);
+      if (expected.count() != got.count())
+        throw UsageError(caseJson + ": expected " + key + " has " + std::to_string(expected.count()) +
+                         " elements, the buffer " + std::to_string(got.count()));
+      double rtol = expectation.value("rtol", 0.0), atol = expectation.value("atol", 0.0);
+      unsigned mismatches = 0;
+      for (uint64_t i = 0; i < got.count(); ++i) {
+        double g = got.valueAt(i), e = expected.valueAt(i);
+        bool same = (std::isnan(g) && std::isnan(e)) || g == e;
+        double err = std::fabs(g - e);
+        if (!same && !(err <= atol + rtol * std::fabs(e))) {
+          if (mismatches < 5)
+            outcome.details.push_back("buffer " + key + "[" + std::to_string(i) + "]: got " + number(g) +
+                                      ", expected " + number(e));
+          ++mismatches;
+        } else if (!same && std::isfinite(err)) {
+          worst = std::max(worst, err);
+        }
+      }
+      if (mismatches) {
+        allMatch = false;
+        outcome.details.push_back("buffer " + key + ": " + std::to_string(mismatches) + " of " +
+                                  std::to_string(got.count()) + " elements differ (rtol " +
+                                  number(rtol) + ", atol " + number(atol) + ")");
+      }
+      ++compared;
+    }
+    outcome.passed = allMatch && compared > 0;
+    if (compared == 0)
+      outcome.check = "nothing to check: the case has no 'expect'";
+    else if (allMatch)
+      outcome.check = std::to_string(compared) + (compared == 1 ? " output matches" : " outputs match") +
+                      (worst > 0 ? " (max abs err " + number(worst) + ")" : " exactly");
+    else
+      outcome.check = "outputs differ from the reference";
+  } catch (const std::exception& e) {
+    outcome.passed = false;
+    outcome.check = "error";
+    outcome.details.push_back(e.what());
+  }
+  return outcome;
+}
+
+}  // namespace mslsim

@@ -1,0 +1,25 @@
+// Kernel test cases as data: a case.json names the kernel, its dispatch, its buffers (CLI buffer
+// specs) and the expected final contents of some buffers (.npy files computed by an independent
+// reference such as numpy), with tolerances. Used by `mslsim suite`, the testsuite and examples/.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mslsim {
+
+struct CaseOutcome {
+  std::string name;       // the case directory's name
+  std::string kernel;
+  std::string dispatch;   // "grid 1000x1x1, threadgroup 256x1x1"
+  bool passed = false;
+  std::string check;      // "3 outputs match (max abs err 1.2e-07)" or why not
+  std::vector<std::string> details;  // mismatches, findings, errors
+  double compileMs = 0, runMs = 0;
+};
+
+// Runs the case described by `caseJson`; data files are looked up in `dataDir` (default: the
+// directory of the case file). Never throws: every failure is reported in the outcome.
+CaseOutcome runCase(const std::string& caseJson, const std::string& dataDir = "");
+
+}  // namespace mslsim

@@ -1,0 +1,598 @@
+#include "Executor.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csetjmp>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include "Hooks.h"
+
+namespace mslsim {
+
+// ---------------------------------------------------------------------------------------------
+// Geometry
+
+DispatchGeometry::DispatchGeometry(DispatchMode mode, Size3 grid, Size3 threadgroup)
+    : mode_(mode), tg_(threadgroup) {
+  for (int d = 0; d < 3; ++d) {
+    if (mode == DispatchMode::Threads) {
+      groups_[d] = tg_[d] ? (grid[d] + tg_[d] - 1) / tg_[d] : 0;
+      threadsPerGrid_[d] = grid[d];
+    } else {
+      groups_[d] = grid[d];
+      threadsPerGrid_[d] = grid[d] * tg_[d];
+    }
+  }
+}
+
+Size3 DispatchGeometry::threadgroupSize(Size3 group) const {
+  Size3 size = tg_;
+  if (mode_ == DispatchMode::Threads)
+    for (int d = 0; d < 3; ++d)
+      size[d] = std::min(tg_[d], threadsPerGrid_[d] - group[d] * tg_[d]);
+  return size;
+}
+
+Size3 DispatchGeometry::groupAt(uint64_t linear) const {
+  Size3 g;
+  g[0] = uint32_t(linear % groups_[0]);
+  g[1] = uint32_t(linear / groups_[0] % groups_[1]);
+  g[2] = uint32_t(linear / (uint64_t(groups_[0]) * groups_[1]));
+  return g;
+}
+
+void DispatchGeometry::writeBuiltin(BuiltinValue builtin, Size3 group, Size3 groupSize, Size3 local,
+                                    uint32_t linear, unsigned components, unsigned componentSize,
+                                    void* out) const {
+  auto ceilDiv = [](uint32_t a, uint32_t b) { return (a + b - 1) / b; };
+  uint32_t groupThreads = groupSize[0] * groupSize[1] * groupSize[2];
+  uint32_t requestedThreads = tg_[0] * tg_[1] * tg_[2];
+  Size3 v{0, 0, 0};
+  switch (builtin) {
+    case BuiltinValue::ThreadPositionInGrid:
+      for (int d = 0; d < 3; ++d) v[d] = group[d] * tg_[d] + local[d];
+      break;
+    case BuiltinValue::ThreadPositionInThreadgroup: v = local; break;
+    case BuiltinValue::ThreadgroupPositionInGrid: v = group; break;
+    case BuiltinValue::ThreadsPerThreadgroup: v = groupSize; break;
+    case BuiltinValue::ThreadgroupsPerGrid: v = groups_; break;
+    case BuiltinValue::ThreadsPerGrid:
+    case BuiltinValue::GridSize: v = threadsPerGrid_; break;
+    case BuiltinValue::GridOrigin: break;
+    case BuiltinValue::ThreadIndexInThreadgroup: v[0] = linear; break;
+    case BuiltinValue::ThreadIndexInSimdgroup: v[0] = linear % kSimdWidth; break;
+    case BuiltinValue::SimdgroupIndexInThreadgroup: v[0] = linear / kSimdWidth; break;
+    case BuiltinValue::ThreadsPerSimdgroup: v[0] = kSimdWidth; break;
+    case BuiltinValue::SimdgroupsPerThreadgroup: v[0] = ceilDiv(groupThreads, kSimdWidth); break;
+    case BuiltinValue::DispatchThreadsPerThreadgroup: v = tg_; break;
+    case BuiltinValue::DispatchSimdgroupsPerThreadgroup:
+      v[0] = ceilDiv(requestedThreads, kSimdWidth);
+      break;
+    case BuiltinValue::ThreadIndexInQuadgroup: v[0] = linear % 4; break;
+    case BuiltinValue::QuadgroupIndexInThreadgroup: v[0] = linear / 4; break;
+    case BuiltinValue::ThreadsPerQuadgroup: v[0] = 4; break;
+  }
+  auto* bytes = static_cast<uint8_t*>(out);
+  for (unsigned c = 0; c < components; ++c) {
+    if (componentSize == 2) {
+      uint16_t x = uint16_t(v[c]);
+      std::memcpy(bytes + 2 * c, &x, 2);
+    } else {
+      std::memcpy(bytes + 4 * c, &v[c], 4);
+    }
+  }
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Fiber stacks: mmap'd, with a guard page, reused across threadgroups by one worker.
+
+class FiberStack {
+ public:
+  static constexpr size_t kSize = 256 * 1024;
+  FiberStack() {
+    base_ = mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+    if (base_ == MAP_FAILED) throw std::bad_alloc();
+    mprotect(base_, size_t(sysconf(_SC_PAGESIZE)), PROT_NONE);
+  }
+  ~FiberStack() { munmap(base_, kSize); }
+  FiberStack(const FiberStack&) = delete;
+  FiberStack& operator=(const FiberStack&) = delete;
+  void* top() const { return static_cast<char*>(base_) + kSize; }
+
+ private:
+  void* base_;
+};
+
+using boost::context::detail::fcontext_t;
+using boost::context::detail::jump_fcontext;
+using boost::context::detail::make_fcontext;
+using boost::context::detail::transfer_t;
+
+struct CallSite {
+  const char* file = nullptr;
+  unsigned line = 0, column = 0;
+  bool operator<(const CallSite& o) const {
+    int c = std::strcmp(file ? file : "", o.file ? o.file : "");
+    if (c != 0) return c < 0;
+    return std::tie(line, column) < std::tie(o.line, o.column);
+  }
+  bool operator==(const CallSite& o) const { return !(*this < o) && !(o < *this); }
+  SourcePosition position() const { return {file ? file : "", line, column}; }
+};
+
+enum class ThreadState { Runnable, AtThreadgroupBarrier, AtSimdCollective, Done, Aborted };
+
+struct SimThread {
+  uint32_t linear = 0;
+  Size3 local{0, 0, 0};
+  ThreadState state = ThreadState::Runnable;
+  fcontext_t context = nullptr;    // the fiber, while suspended
+  fcontext_t scheduler = nullptr;  // where to go back when it blocks
+  std::vector<void*> args;
+  std::vector<std::array<uint8_t, 16>> builtinStorage;
+  // Pending synchronisation.
+  CallSite site;
+  unsigned flags = 0;
+  const void* value = nullptr;  // SIMD exchange: this lane's contribution
+  void* lanes = nullptr;        // and where all 32 contributions go
+  unsigned size = 0;            // 0 for simdgroup_barrier
+  unsigned resultMask = 0;
+};
+
+class DispatchState;
+
+// Runs the threads of one threadgroup; the hooks reach it through tCurrent.
+class ThreadgroupScheduler {
+ public:
+  ThreadgroupScheduler(DispatchState& dispatch, std::vector<std::unique_ptr<FiberStack>>& stacks)
+      : dispatch_(dispatch), stacks_(stacks) {}
+
+  void run(Size3 group);
+
+  // Hook entry points, called on the current fiber.
+  void threadgroupBarrier(unsigned flags, CallSite site);
+  unsigned simdExchange(const void* value, void* lanes, unsigned size, CallSite site);
+  unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
+  char* arena() { return arena_.data(); }
+  [[noreturn]] void abortCurrentThread();
+
+ private:
+  static void fiberMain(transfer_t t);
+  void prepareThread(SimThread& t, Size3 group, Size3 groupSize);
+  void block(ThreadState state);
+  bool resolveSimdGroups();
+  bool resolveBarrier(Size3 group);
+  std::string describeThread(const SimThread& t, Size3 group) const;
+
+  DispatchState& dispatch_;
+  std::vector<std::unique_ptr<FiberStack>>& stacks_;
+  std::vector<SimThread> threads_;
+  std::vector<char> arena_;
+  SimThread* current_ = nullptr;
+  bool fibers_ = false;
+  std::jmp_buf loopEscape_;
+};
+
+thread_local ThreadgroupScheduler* tCurrent = nullptr;
+
+// Shared by the workers of one dispatch.
+class DispatchState {
+ public:
+  DispatchState(const DispatchRequest& r)
+      : request(r), kernel(*r.kernel), geometry(r.mode, r.grid, r.threadgroup) {}
+
+  const DispatchRequest& request;
+  const ExecutableKernel& kernel;
+  DispatchGeometry geometry;
+  uint64_t arenaBytes = 0;
+  std::vector<uint64_t> threadgroupArgOffsets;  // by parameter position
+  std::atomic<uint64_t> nextGroup{0};
+  std::atomic<bool> stop{false};      // an error: take no more threadgroups
+  std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
+
+  void report(Finding f) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // One report per kind and set of locations: the same bug in many threadgroups is one finding.
+    std::string key = f.kind;
+    for (auto& l : f.locations) key += "|" + l.file + ":" + std::to_string(l.line);
+    if (!reported_.insert(key).second) return;
+    if (f.severity == Finding::Severity::Error) stop = true;
+    findings.push_back(std::move(f));
+  }
+  std::vector<Finding> findings;
+
+ private:
+  std::mutex mutex_;
+  std::set<std::string> reported_;
+};
+
+constexpr uint32_t kPoisonWord = 0x7FA5A5A5;  // a quiet NaN as float, 0x7FA5A5A5 as int
+
+void ThreadgroupScheduler::prepareThread(SimThread& t, Size3 group, Size3 groupSize) {
+  const auto& args = dispatch_.kernel.info.arguments;
+  t.args.resize(args.size());
+  t.builtinStorage.resize(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ArgumentInfo& a = args[i];
+    const BoundArgument& b = dispatch_.request.arguments[i];
+    switch (a.role) {
+      case ArgumentRole::Buffer:
+        if (a.isReference) {
+          t.args[i] = b.buffer;
+        } else {
+          std::memcpy(t.builtinStorage[i].data(), &b.buffer, sizeof(void*));
+          t.args[i] = t.builtinStorage[i].data();
+        }
+        break;
+      case ArgumentRole::ThreadgroupMemory: {
+        void* p = arena_.data() + dispatch_.threadgroupArgOffsets[i];
+        std::memcpy(t.builtinStorage[i].data(), &p, sizeof(void*));
+        t.args[i] = t.builtinStorage[i].data();
+        break;
+      }
+      case ArgumentRole::Builtin:
+        dispatch_.geometry.writeBuiltin(a.builtin, group, groupSize, t.local, t.linear,
+                                        a.components, a.componentSize, t.builtinStorage[i].data());
+        t.args[i] = t.builtinStorage[i].data();
+        break;
+    }
+  }
+}
+
+void ThreadgroupScheduler::run(Size3 group) {
+  Size3 size = dispatch_.geometry.threadgroupSize(group);
+  uint32_t count = size[0] * size[1] * size[2];
+  if (count == 0) return;
+  // Threadgroup memory is not zeroed on a GPU: poison it so a read-before-write shows.
+  arena_.resize(dispatch_.arenaBytes);
+  for (size_t i = 0; i + 4 <= arena_.size(); i += 4) std::memcpy(&arena_[i], &kPoisonWord, 4);
+
+  threads_.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    SimThread& t = threads_[i];
+    t = SimThread{};
+    t.linear = i;
+    t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+  }
+  tCurrent = this;
+  fibers_ = dispatch_.kernel.synchronises;
+  if (!fibers_) {
+    // No barrier or SIMD-group function can be reached: run the threads one after another.
+    for (auto& t : threads_) {
+      current_ = &t;
+      prepareThread(t, group, size);
+      if (setjmp(loopEscape_) == 0) dispatch_.kernel.entry(t.args.data());
+      if (dispatch_.cancelled) break;
+    }
+    current_ = nullptr;
+    tCurrent = nullptr;
+    return;
+  }
+
+  while (stacks_.size() < count) stacks_.push_back(std::make_unique<FiberStack>());
+  for (uint32_t i = 0; i < count; ++i) {
+    prepareThread(threads_[i], group, size);
+    threads_[i].context = make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain);
+  }
+  for (;;) {
+    bool ranAny = false;
+    for (auto& t : threads_) {
+      if (t.state != ThreadState::Runnable) continue;
+      ranAny = true;
+      current_ = &t;
+      transfer_t back = jump_fcontext(t.context, &t);
+      t.context = back.fctx;
+      current_ = nullptr;
+      if (dispatch_.cancelled) break;
+    }
+    if (dispatch_.cancelled || dispatch_.stop) break;
+    if (ranAny) continue;
+    // Every thread is blocked or finished: release what can be released.
+    if (resolveSimdGroups()) continue;
+    if (!resolveBarrier(group)) break;
+  }
+  tCurrent = nullptr;
+}
+
+void ThreadgroupScheduler::fiberMain(transfer_t t) {
+  auto* thread = static_cast<SimThread*>(t.data);
+  thread->scheduler = t.fctx;
+  ThreadgroupScheduler* self = tCurrent;
+  self->dispatch_.kernel.entry(thread->args.data());
+  thread->state = ThreadState::Done;
+  jump_fcontext(thread->scheduler, nullptr);
+  __builtin_unreachable();  // a finished fiber is never resumed
+}
+
+void ThreadgroupScheduler::block(ThreadState state) {
+  SimThread* t = current_;
+  t->state = state;
+  transfer_t back = jump_fcontext(t->scheduler, nullptr);
+  t->scheduler = back.fctx;
+}
+
+void ThreadgroupScheduler::abortCurrentThread() {
+  if (!fibers_) std::longjmp(loopEscape_, 1);
+  SimThread* t = current_;
+  t->state = ThreadState::Aborted;
+  jump_fcontext(t->scheduler, nullptr);
+  __builtin_unreachable();
+}
+
+void ThreadgroupScheduler::threadgroupBarrier(unsigned flags, CallSite site) {
+  if (!fibers_ || !current_) return;
+  current_->site = site;
+  current_->flags = flags;
+  block(ThreadState::AtThreadgroupBarrier);
+}
+
+unsigned ThreadgroupScheduler::simdExchange(const void* value, void* lanes, unsigned size,
+                                            CallSite site) {
+  if (!fibers_ || !current_) {  // not reachable when the kernel was classified correctly
+    if (size) std::memcpy(static_cast<char*>(lanes) + lane() * size, value, size);
+    return 1u << lane();
+  }
+  SimThread* t = current_;
+  t->site = site;
+  t->value = value;
+  t->lanes = lanes;
+  t->size = size;
+  block(ThreadState::AtSimdCollective);
+  return t->resultMask;
+}
+
+// Lanes of a SIMD-group waiting at SIMD-group functions form one collective per call site (lanes in
+// different branches of an if/else are different active sets, as on the GPU). When several sites
+// wait, the earliest in the source goes first: lanes still inside a loop are behind lanes that
+// already left it, and the GPU would run the loop to its end before the lanes reconverge.
+bool ThreadgroupScheduler::resolveSimdGroups() {
+  bool resolved = false;
+  uint32_t count = uint32_t(threads_.size());
+  for (uint32_t first = 0; first < count; first += kSimdWidth) {
+    uint32_t last = std::min(count, first + kSimdWidth);
+    const CallSite* earliest = nullptr;
+    for (uint32_t i = first; i < last; ++i)
+      if (threads_[i].state == ThreadState::AtSimdCollective &&
+          (!earliest || threads_[i].site < *earliest))
+        earliest = &threads_[i].site;
+    if (!earliest) continue;
+    CallSite site = *earliest;
+    unsigned mask = 0, size = 0;
+    bool mismatch = false;
+    for (uint32_t i = first; i < last; ++i) {
+      SimThread& t = threads_[i];
+      if (t.state != ThreadState::AtSimdCollective || !(t.site == site)) continue;
+      if (mask && t.size != size) mismatch = true;
+      size = t.size;
+      mask |= 1u << (i - first);
+    }
+    if (mismatch) {
+      dispatch_.report({Finding::Severity::Error, "simd-size-mismatch",
+                        "lanes of one SIMD-group called a SIMD-group function with values of "
+                        "different sizes at the same call site",
+                        {site.position()}});
+      return false;
+    }
+    for (uint32_t i = first; i < last; ++i) {
+      SimThread& t = threads_[i];
+      if (!(mask & (1u << (i - first)))) continue;
+      for (uint32_t j = first; j < last && size; ++j)
+        if (mask & (1u << (j - first)))
+          std::memcpy(static_cast<char*>(t.lanes) + (j - first) * size, threads_[j].value, size);
+      t.resultMask = mask;
+      t.state = ThreadState::Runnable;
+    }
+    resolved = true;
+  }
+  return resolved;
+}
+
+std::string ThreadgroupScheduler::describeThread(const SimThread& t, Size3 group) const {
+  return "thread (" + std::to_string(t.local[0]) + "," + std::to_string(t.local[1]) + "," +
+         std::to_string(t.local[2]) + ") of threadgroup (" + std::to_string(group[0]) + "," +
+         std::to_string(group[1]) + "," + std::to_string(group[2]) + ")";
+}
+
+// All threads are at threadgroup barriers or finished. Returns false when the threadgroup is done.
+bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
+  std::map<CallSite, std::vector<SimThread*>> waiting;
+  uint32_t done = 0;
+  for (auto& t : threads_) {
+    if (t.state == ThreadState::AtThreadgroupBarrier) waiting[t.site].push_back(&t);
+    if (t.state == ThreadState::Done) ++done;
+  }
+  if (waiting.empty()) return false;
+  if (waiting.size() > 1) {
+    auto a = waiting.begin(), b = std::next(a);
+    Finding f{Finding::Severity::Error, "barrier-divergence",
+              "threads of one threadgroup wait at different barriers: " + describeThread(*a->second[0], group) +
+                  " (and " + std::to_string(a->second.size() - 1) + " more) at line " +
+                  std::to_string(a->first.line) + ", " + describeThread(*b->second[0], group) +
+                  " (and " + std::to_string(b->second.size() - 1) + " more) at line " +
+                  std::to_string(b->first.line),
+              {a->first.position(), b->first.position()}};
+    dispatch_.report(std::move(f));
+    return false;
+  }
+  const CallSite& site = waiting.begin()->first;
+  if (done > 0) {
+    const SimThread* returned = nullptr;
+    for (auto& t : threads_)
+      if (t.state == ThreadState::Done) {
+        returned = &t;
+        break;
+      }
+    dispatch_.report({Finding::Severity::Warning, "barrier-divergence",
+                      std::to_string(done) + " of " + std::to_string(threads_.size()) +
+                          " threads returned without reaching this threadgroup_barrier (first: " +
+                          describeThread(*returned, group) +
+                          "); Apple GPUs let the others pass, but the MSL specification requires "
+                          "every thread of the threadgroup to reach it",
+                      {site.position()}});
+  }
+  for (SimThread* t : waiting.begin()->second) t->state = ThreadState::Runnable;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+std::atomic<uint32_t>& cancelFlag() {
+  static std::atomic<uint32_t> flag{0};
+  return flag;
+}
+thread_local DispatchState* tDispatch = nullptr;
+std::atomic<int> gCancelledDispatches{0};
+
+void workerMain(DispatchState& state) {
+  tDispatch = &state;
+  std::vector<std::unique_ptr<FiberStack>> stacks;
+  ThreadgroupScheduler scheduler(state, stacks);
+  uint64_t total = state.geometry.totalThreadgroups();
+  while (!state.stop && !state.cancelled) {
+    uint64_t g = state.nextGroup.fetch_add(1);
+    if (g >= total) break;
+    scheduler.run(state.geometry.groupAt(g));
+  }
+  tDispatch = nullptr;
+}
+
+std::string sizeText(Size3 s) {
+  return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
+}
+
+}  // namespace
+
+DispatchResult dispatch(const DispatchRequest& request) {
+  DispatchResult result;
+  auto fail = [&](std::string kind, std::string message) {
+    result.findings.push_back({Finding::Severity::Error, std::move(kind), std::move(message), {}});
+    return result;
+  };
+  const ExecutableKernel& kernel = *request.kernel;
+  const std::string& name = kernel.info.name;
+  for (int d = 0; d < 3; ++d)
+    if (request.threadgroup[d] == 0)
+      return fail("invalid-dispatch", "kernel '" + name + "': threadgroup size " +
+                                          sizeText(request.threadgroup) + " has a zero dimension");
+  uint64_t tgThreads = uint64_t(request.threadgroup[0]) * request.threadgroup[1] * request.threadgroup[2];
+  uint64_t limit = kernel.info.maxTotalThreadsPerThreadgroup ? kernel.info.maxTotalThreadsPerThreadgroup
+                                                            : kMaxThreadsPerThreadgroup;
+  if (tgThreads > limit)
+    return fail("invalid-dispatch", "kernel '" + name + "': threadgroup size " +
+                                        sizeText(request.threadgroup) + " has " + std::to_string(tgThreads) +
+                                        " threads, more than the maximum of " + std::to_string(limit));
+  if (request.arguments.size() != kernel.info.arguments.size())
+    return fail("invalid-dispatch", "kernel '" + name + "': wrong number of bound arguments");
+
+  DispatchState state(request);
+  // Arena: the kernel's threadgroup variables first, then each [[threadgroup(n)]] argument.
+  uint64_t offset = kernel.staticThreadgroupBytes;
+  state.threadgroupArgOffsets.assign(kernel.info.arguments.size(), 0);
+  for (auto& a : kernel.info.arguments) {
+    if (a.role != ArgumentRole::ThreadgroupMemory) continue;
+    uint64_t bytes = request.arguments[a.position].threadgroupBytes;
+    if (bytes == 0)
+      return fail("unbound-argument", "kernel '" + name + "': threadgroup argument '" + a.name +
+                                          "' [[threadgroup(" + std::to_string(a.binding) +
+                                          ")]] has no size (set it at dispatch)");
+    offset = (offset + 15) / 16 * 16;
+    state.threadgroupArgOffsets[a.position] = offset;
+    offset += bytes;
+  }
+  if (offset > kMaxThreadgroupMemoryBytes)
+    return fail("threadgroup-memory-limit",
+                "kernel '" + name + "' uses " + std::to_string(offset) +
+                    " bytes of threadgroup memory (" + std::to_string(kernel.staticThreadgroupBytes) +
+                    " in threadgroup variables), more than the maximum of " +
+                    std::to_string(kMaxThreadgroupMemoryBytes));
+  state.arenaBytes = (offset + 15) / 16 * 16;
+
+  auto start = std::chrono::steady_clock::now();
+  uint64_t total = state.geometry.totalThreadgroups();
+  unsigned workers = request.workers ? request.workers : std::max(1u, std::thread::hardware_concurrency());
+  workers = unsigned(std::min<uint64_t>(workers, std::max<uint64_t>(total, 1)));
+
+  std::mutex doneMutex;
+  std::condition_variable doneCv;
+  unsigned running = workers;
+  std::vector<std::thread> threads;
+  for (unsigned w = 0; w < workers; ++w)
+    threads.emplace_back([&] {
+      workerMain(state);
+      std::lock_guard<std::mutex> lock(doneMutex);
+      if (--running == 0) doneCv.notify_all();
+    });
+  {
+    std::unique_lock<std::mutex> lock(doneMutex);
+    auto deadline = start + std::chrono::duration<double>(request.timeoutSeconds);
+    if (!doneCv.wait_until(lock, deadline, [&] { return running == 0; })) {
+      // Loops in JIT'd code poll the cancel flag; the poll abandons the thread.
+      state.cancelled = true;
+      if (gCancelledDispatches.fetch_add(1) == 0) cancelFlag() = 1;
+      doneCv.wait(lock, [&] { return running == 0; });
+      if (gCancelledDispatches.fetch_sub(1) == 1) cancelFlag() = 0;
+    }
+  }
+  for (auto& t : threads) t.join();
+  result.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.findings = std::move(state.findings);
+  if (state.cancelled)
+    result.findings.push_back({Finding::Severity::Error, "timeout",
+                               "kernel '" + name + "' did not finish within " +
+                                   std::to_string(int(request.timeoutSeconds)) +
+                                   " s (an endless loop, or a thread spinning on a value that no "
+                                   "thread will write); it was stopped",
+                               {}});
+  result.completed = !state.cancelled && !state.stop;
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hooks called by the standard library (see frontend/include/metal/__mslsim/hooks.h).
+
+extern "C" {
+void __mslsim_threadgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column) {
+  if (tCurrent) tCurrent->threadgroupBarrier(flags, {file, line, column});
+}
+void __mslsim_simdgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column) {
+  if (tCurrent) tCurrent->simdExchange(nullptr, nullptr, 0, {file, line, column});
+}
+unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, const char* file,
+                                unsigned line, unsigned column) {
+  return tCurrent ? tCurrent->simdExchange(value, lanes, size, {file, line, column}) : 1u;
+}
+unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->lane() : 0; }
+void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
+void __mslsim_poll(void) {
+  if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->abortCurrentThread();
+}
+}
+
+std::vector<RuntimeSymbol> runtimeSymbols() {
+  return {
+      {"__mslsim_threadgroup_barrier", reinterpret_cast<void*>(&__mslsim_threadgroup_barrier)},
+      {"__mslsim_simdgroup_barrier", reinterpret_cast<void*>(&__mslsim_simdgroup_barrier)},
+      {"__mslsim_simd_exchange", reinterpret_cast<void*>(&__mslsim_simd_exchange)},
+      {"__mslsim_simd_lane", reinterpret_cast<void*>(&__mslsim_simd_lane)},
+      {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
+      {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
+      {"__mslsim_cancel_flag", reinterpret_cast<void*>(&cancelFlag())},
+  };
+}
+
+}  // namespace mslsim

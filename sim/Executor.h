@@ -1,0 +1,107 @@
+// The Metal execution model: a dispatch is a grid of threadgroups; a threadgroup is up to 1024
+// threads sharing a ThreadgroupArena; its threads form 32-wide SIMD-groups. Threadgroups run in
+// parallel on worker threads. Within a threadgroup, a kernel that never synchronises runs its threads
+// one after another; one that does runs each thread as a fiber and switches at barriers and SIMD-group
+// functions (the ThreadgroupScheduler).
+//
+// Nothing here knows about LLVM: a kernel is an entry function `void(void** args)` plus its
+// KernelInfo, produced by the JIT.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "KernelInfo.h"
+
+namespace mslsim {
+
+using EntryFunction = void (*)(void** args);
+
+// A kernel ready to run: what the front end described and what the JIT produced.
+struct ExecutableKernel {
+  KernelInfo info;
+  EntryFunction entry = nullptr;
+  uint64_t staticThreadgroupBytes = 0;  // `threadgroup` variables declared in the kernel
+  bool synchronises = true;             // calls barriers or SIMD-group functions
+  std::shared_ptr<void> owner;          // keeps the JIT'd code alive
+};
+
+using Size3 = std::array<uint32_t, 3>;
+
+enum class DispatchMode {
+  Threads,       // grid counts threads (dispatchThreads); edge threadgroups are smaller
+  Threadgroups,  // grid counts threadgroups (dispatchThreadgroups)
+};
+
+// Metal's limits on the machine mslsim models (Apple GPUs of the M1 generation and later).
+constexpr uint32_t kMaxThreadsPerThreadgroup = 1024;
+constexpr uint64_t kMaxThreadgroupMemoryBytes = 32 * 1024;
+constexpr uint32_t kSimdWidth = 32;
+
+// Per-dimension geometry of a dispatch, and the built-in values it implies.
+class DispatchGeometry {
+ public:
+  DispatchGeometry(DispatchMode mode, Size3 grid, Size3 threadgroup);
+
+  Size3 threadgroupCount() const { return groups_; }
+  Size3 requestedThreadgroupSize() const { return tg_; }
+  Size3 threadsPerGrid() const { return threadsPerGrid_; }
+  // The actual size of the threadgroup at `group` (smaller at the edges in Threads mode).
+  Size3 threadgroupSize(Size3 group) const;
+  uint64_t totalThreadgroups() const { return uint64_t(groups_[0]) * groups_[1] * groups_[2]; }
+  Size3 groupAt(uint64_t linear) const;
+
+  // Writes the value of `builtin` for the thread at `local` in `group` into `out` as `components`
+  // components of `componentSize` bytes each (the layout of uint, ushort2, uint3, ...).
+  void writeBuiltin(BuiltinValue builtin, Size3 group, Size3 groupSize, Size3 local,
+                    uint32_t linearInGroup, unsigned components, unsigned componentSize,
+                    void* out) const;
+
+ private:
+  DispatchMode mode_;
+  Size3 tg_, groups_, threadsPerGrid_;
+};
+
+struct Finding {
+  enum class Severity { Warning, Error };
+  Severity severity = Severity::Error;
+  std::string kind;  // "barrier-divergence", "timeout", "simd-size-mismatch", ...
+  std::string message;
+  std::vector<SourcePosition> locations;  // the source lines involved
+};
+
+// One argument binding, by parameter position (ArgumentInfo::position).
+struct BoundArgument {
+  void* buffer = nullptr;             // Buffer role: the device address
+  uint64_t threadgroupBytes = 0;      // ThreadgroupMemory role: size requested at dispatch
+};
+
+struct DispatchRequest {
+  const ExecutableKernel* kernel = nullptr;
+  DispatchMode mode = DispatchMode::Threads;
+  Size3 grid{1, 1, 1};
+  Size3 threadgroup{1, 1, 1};
+  std::vector<BoundArgument> arguments;  // one per kernel parameter
+  double timeoutSeconds = 60;
+  unsigned workers = 0;  // 0: one per core
+};
+
+struct DispatchResult {
+  bool completed = false;  // every thread ran to its end
+  std::vector<Finding> findings;
+  double milliseconds = 0;
+  bool hasErrors() const {
+    for (auto& f : findings)
+      if (f.severity == Finding::Severity::Error) return true;
+    return false;
+  }
+};
+
+// Validates the request against Metal's limits (a returned error means nothing ran) and runs it.
+DispatchResult dispatch(const DispatchRequest& request);
+
+}  // namespace mslsim

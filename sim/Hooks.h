@@ -1,0 +1,26 @@
+// The simulator's side of the contract with JIT'd code: the functions and the variable that the
+// standard library and the IR passes reference by name.
+#pragma once
+
+#include <vector>
+
+namespace mslsim {
+
+struct RuntimeSymbol {
+  const char* name;
+  void* address;
+};
+
+// Every symbol JIT'd kernels may reference, for the JIT's symbol table.
+std::vector<RuntimeSymbol> runtimeSymbols();
+
+namespace hook {
+constexpr const char* kThreadgroupBarrier = "__mslsim_threadgroup_barrier";
+constexpr const char* kSimdgroupBarrier = "__mslsim_simdgroup_barrier";
+constexpr const char* kSimdExchange = "__mslsim_simd_exchange";
+constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
+constexpr const char* kPoll = "__mslsim_poll";                           // void(void)
+constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
+}  // namespace hook
+
+}  // namespace mslsim

@@ -1,0 +1,133 @@
+#include "Jit.h"
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <mutex>
+
+#include "Hooks.h"
+#include "IrPasses.h"
+
+namespace mslsim {
+
+namespace {
+
+constexpr const char* kEntryPrefix = "__mslsim_entry.";
+
+void initialiseLlvmOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+void optimise(llvm::Module& module, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder pb(&tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+  mpm.run(module, mam);
+}
+
+}  // namespace
+
+JitResult jitCompile(CompiledProgram&& program) {
+  JitResult result;
+  initialiseLlvmOnce();
+  llvm::Module& module = *program.module;
+
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    result.error = llvm::toString(jtmb.takeError());
+    return result;
+  }
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) {
+    result.error = llvm::toString(tm.takeError());
+    return result;
+  }
+  module.setDataLayout((*tm)->createDataLayout());
+
+  std::map<std::string, uint64_t> threadgroupBytes = lowerThreadgroupMemory(module, kEntryPrefix);
+  // Entries must survive internalisation and dead-code elimination.
+  for (auto& f : module)
+    if (f.getName().startswith(kEntryPrefix)) f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+  optimise(module, **tm);
+  insertCancellationPolls(module);
+  std::string verifyErrors;
+  llvm::raw_string_ostream verifyStream(verifyErrors);
+  if (llvm::verifyModule(module, &verifyStream)) {
+    result.error = "internal error: invalid IR after lowering: " + verifyStream.str();
+    return result;
+  }
+  std::map<std::string, bool> synchronises;
+  for (auto& f : module)
+    if (f.getName().startswith(kEntryPrefix)) synchronises[f.getName().str()] = reachesSynchronisation(f);
+
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) {
+    result.error = llvm::toString(jit.takeError());
+    return result;
+  }
+  auto& dylib = (*jit)->getMainJITDylib();
+  llvm::orc::SymbolMap symbols;
+  for (const RuntimeSymbol& s : runtimeSymbols())
+    symbols[(*jit)->mangleAndIntern(s.name)] = llvm::JITEvaluatedSymbol(
+        llvm::pointerToJITTargetAddress(s.address), llvm::JITSymbolFlags::Exported);
+  if (auto err = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols)))) {
+    result.error = llvm::toString(std::move(err));
+    return result;
+  }
+  // libm (expf, tanhf, ...) and libgcc (half conversions without F16C) come from this process.
+  auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      (*jit)->getDataLayout().getGlobalPrefix());
+  if (!generator) {
+    result.error = llvm::toString(generator.takeError());
+    return result;
+  }
+  dylib.addGenerator(std::move(*generator));
+  if (auto err = (*jit)->addIRModule(
+          llvm::orc::ThreadSafeModule(std::move(program.module), std::move(program.context)))) {
+    result.error = llvm::toString(std::move(err));
+    return result;
+  }
+  std::shared_ptr<llvm::orc::LLJIT> owner(std::move(*jit));
+  for (auto& info : program.kernels) {
+    auto address = owner->lookup(info.entrySymbol);
+    if (!address) {
+      result.error = "kernel '" + info.name + "': " + llvm::toString(address.takeError());
+      return result;
+    }
+    ExecutableKernel k;
+    k.entry = address->toPtr<EntryFunction>();
+    k.staticThreadgroupBytes = threadgroupBytes[info.entrySymbol];
+    k.synchronises = synchronises.count(info.entrySymbol) ? synchronises[info.entrySymbol] : true;
+    k.owner = owner;
+    k.info = info;
+    result.kernels.push_back(std::move(k));
+  }
+  result.ok = true;
+  return result;
+}
+
+}  // namespace mslsim

@@ -1,0 +1,21 @@
+// Turns a front-end program into runnable kernels: lowers threadgroup memory, optimises at -O2,
+// inserts cancellation polls and JIT-compiles with LLVM ORC. The code lives as long as any kernel.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "Executor.h"
+#include "MslCompiler.h"
+
+namespace mslsim {
+
+struct JitResult {
+  bool ok = false;
+  std::string error;
+  std::vector<ExecutableKernel> kernels;
+};
+
+JitResult jitCompile(CompiledProgram&& program);
+
+}  // namespace mslsim
