@@ -116,6 +116,15 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
 
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
     std::string p = path.str();
+    // The directories of in-memory files exist too, whether or not they do on disk.
+    for (auto& v : virtual_)
+      if (v.size() > p.size() && v.compare(0, p.size(), p) == 0 && v[p.size()] == '/') {
+        auto st = ProxyFileSystem::status(path);
+        if (st) return st;
+        return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0xfeed, std::hash<std::string>{}(p)),
+                                 llvm::sys::TimePoint<>(), 0, 0, 0,
+                                 llvm::sys::fs::file_type::directory_file, llvm::sys::fs::all_all);
+      }
     if (const RewrittenFile* f = load(p)) {
       if (virtual_.count(p))
         return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0xfeed, std::hash<std::string>{}(p)),
@@ -708,7 +717,7 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       "-fno-threadsafe-statics", "-ffreestanding", "-ffloat16-excess-precision=none",
       "-ffp-contract=off", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
       "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h", "-Wno-ignored-attributes",
-      "-ferror-limit", "20", "-fmessage-length=0", "-main-file-name",
+      "-ferror-limit", "20", "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",
       llvm::sys::path::filename(mainPath).str()};
   if (options.fastMath) {
     for (const char* a : {"-ffast-math", "-menable-no-infs", "-menable-no-nans",
@@ -736,7 +745,6 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
 
   clang::CompilerInstance ci;
   ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
-  ci.getDiagnosticOpts().ShowCarets = false;  // no "N errors generated." on stderr
   if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
     return result;
   // MSL has no double: `1.0` is a float, as in OpenCL.

@@ -72,12 +72,16 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg) 
     const ExecutableKernel& kernel = program->kernel(outcome.kernel);
     Launch launch(kernel);
     std::map<unsigned, HostArray> buffers;
-    for (auto& [key, value] : spec.value("buffers", nlohmann::json::object()).items()) {
+    const nlohmann::json none = nlohmann::json::object();
+    const nlohmann::json& bufferSpecs = spec.contains("buffers") ? spec["buffers"] : none;
+    const nlohmann::json& tgSpecs = spec.contains("threadgroup_memory") ? spec["threadgroup_memory"] : none;
+    const nlohmann::json& expectations = spec.contains("expect") ? spec["expect"] : none;
+    for (auto& [key, value] : bufferSpecs.items()) {
       unsigned index = unsigned(std::stoul(key));
       buffers[index] = parseBufferSpec(value.get<std::string>(), dataDir);
       launch.bindBuffer(index, buffers[index], value.get<std::string>());
     }
-    for (auto& [key, value] : spec.value("threadgroup_memory", nlohmann::json::object()).items())
+    for (auto& [key, value] : tgSpecs.items())
       launch.setThreadgroupMemory(unsigned(std::stoul(key)), value.get<uint64_t>());
 
     DispatchResult result = launch.run(
@@ -92,7 +96,7 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg) 
     double worst = 0;
     unsigned compared = 0;
     bool allMatch = true;
-    for (auto& [key, expectation] : spec.value("expect", nlohmann::json::object()).items()) {
+    for (auto& [key, expectation] : expectations.items()) {
       unsigned index = unsigned(std::stoul(key));
       if (!buffers.count(index)) throw UsageError(caseJson + ": expects buffer " + key + ", which is not bound");
       const HostArray& got = buffers[index];

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <csetjmp>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -470,6 +471,12 @@ void workerMain(DispatchState& state) {
   tDispatch = nullptr;
 }
 
+std::string seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
+
 std::string sizeText(Size3 s) {
   return std::to_string(s[0]) + "x" + std::to_string(s[1]) + "x" + std::to_string(s[2]);
 }
@@ -553,8 +560,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
   result.findings = std::move(state.findings);
   if (state.cancelled)
     result.findings.push_back({Finding::Severity::Error, "timeout",
-                               "kernel '" + name + "' did not finish within " +
-                                   std::to_string(int(request.timeoutSeconds)) +
+                               "kernel '" + name + "' did not finish within " + seconds(request.timeoutSeconds) +
                                    " s (an endless loop, or a thread spinning on a value that no "
                                    "thread will write); it was stopped",
                                {}});

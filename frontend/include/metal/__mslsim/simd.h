@@ -1,0 +1,233 @@
+// Barriers, SIMD-group and quad-group functions. Everything collective goes through hooks.h.
+//
+// Each public function takes the call site as defaulted trailing arguments (evaluated at the
+// caller, so they name the user's line) and forwards it to the simulator for diagnostics.
+// SIMD functions are built on __mslsim_simd_exchange: every lane receives all 32 contributions and
+// the active mask and computes its own result in C++, always combining lanes in the fixed order
+// 0..31, so every lane of a reduction gets a bit-identical value whatever the execution order.
+// Reading a lane that is not active yields a zero value (hardware leaves it unspecified).
+#pragma once
+#include "math.h"
+#include "hooks.h"
+
+#define __MSLSIM_LOC_PARAMS \
+  const char* __file = __builtin_FILE(), unsigned __line = __builtin_LINE(), unsigned __col = __builtin_COLUMN()
+#define __MSLSIM_LOC __file, __line, __col
+
+namespace metal {
+enum class mem_flags : unsigned {
+  mem_none = 0,
+  mem_device = 1,
+  mem_threadgroup = 2,
+  mem_texture = 4,
+  mem_threadgroup_imageblock = 8,
+  mem_object_data = 16,
+};
+constexpr mem_flags operator|(mem_flags a, mem_flags b) { return mem_flags(unsigned(a) | unsigned(b)); }
+constexpr mem_flags operator&(mem_flags a, mem_flags b) { return mem_flags(unsigned(a) & unsigned(b)); }
+constexpr mem_flags operator^(mem_flags a, mem_flags b) { return mem_flags(unsigned(a) ^ unsigned(b)); }
+constexpr mem_flags operator~(mem_flags a) { return mem_flags(~unsigned(a) & 31u); }
+
+inline void threadgroup_barrier(mem_flags f, __MSLSIM_LOC_PARAMS) {
+  __mslsim_threadgroup_barrier(unsigned(f), __MSLSIM_LOC);
+}
+inline void simdgroup_barrier(mem_flags f, __MSLSIM_LOC_PARAMS) {
+  __mslsim_simdgroup_barrier(unsigned(f), __MSLSIM_LOC);
+}
+
+// ---------------------------------------------------------------- core
+template <class T> struct __lanes {
+  T v[32];
+  unsigned mask;  // active lanes
+  unsigned me;    // calling lane
+  bool active(unsigned l) const { return l < 32 && ((mask >> l) & 1u); }
+  T at(unsigned l) const { return active(l) ? v[l] : T{}; }
+};
+template <class T> METAL_FUNC void __exchange(__lanes<T>& L, const T& x, const char* f, unsigned l, unsigned c) {
+  L.mask = __mslsim_simd_exchange(&x, L.v, sizeof(T), f, l, c);
+  L.me = __mslsim_simd_lane();
+}
+// G = 32 for SIMD-group functions, 4 for quad-group functions.
+template <unsigned G, class T, class Op>
+METAL_FUNC T __reduce(const T& x, Op op, const char* f, unsigned l, unsigned c) {
+  __lanes<T> L;
+  __exchange(L, x, f, l, c);
+  unsigned base = L.me & ~(G - 1);
+  T acc = x;
+  bool first = true;
+  for (unsigned i = base; i < base + G; ++i)
+    if (L.active(i)) { acc = first ? L.v[i] : T(op(acc, L.v[i])); first = false; }
+  return acc;
+}
+template <unsigned G, bool Inclusive, class T, class Op>
+METAL_FUNC T __prefix(const T& x, T identity, Op op, const char* f, unsigned l, unsigned c) {
+  __lanes<T> L;
+  __exchange(L, x, f, l, c);
+  unsigned base = L.me & ~(G - 1);
+  T acc = identity;
+  bool first = true;
+  for (unsigned i = base; i < L.me + (Inclusive ? 1u : 0u); ++i)
+    if (L.active(i)) { acc = first ? L.v[i] : T(op(acc, L.v[i])); first = false; }
+  return acc;
+}
+enum __shuf_kind { __shuf_idx, __shuf_up, __shuf_down, __shuf_xor, __shuf_rot_up, __shuf_rot_down };
+template <unsigned G, __shuf_kind K, class T>
+METAL_FUNC T __shuffle(const T& x, unsigned arg, const char* f, unsigned l, unsigned c) {
+  __lanes<T> L;
+  __exchange(L, x, f, l, c);
+  unsigned base = L.me & ~(G - 1), j = L.me - base, src;
+  switch (K) {
+    case __shuf_idx: if (arg >= G) return x; src = arg; break;
+    case __shuf_up: if (j < arg) return x; src = j - arg; break;          // low lanes keep their value
+    case __shuf_down: if (j + arg >= G) return x; src = j + arg; break;   // high lanes keep theirs
+    case __shuf_xor: if ((j ^ arg) >= G) return x; src = j ^ arg; break;
+    case __shuf_rot_up: src = (j + G - arg % G) % G; break;
+    default: src = (j + arg) % G; break;
+  }
+  return L.at(base + src);
+}
+template <class T> struct __pair { T x, fill; };
+template <unsigned G, bool Up, class T>
+METAL_FUNC T __shuffle_fill(const T& x, const T& fill, unsigned delta, unsigned modulo, const char* f, unsigned l, unsigned c) {
+  __lanes<__pair<T>> L;
+  __exchange(L, __pair<T>{x, fill}, f, l, c);
+  if (modulo == 0 || modulo > G) modulo = G;
+  unsigned base = L.me & ~(G - 1), j = L.me - base, seg = j - j % modulo, k = j % modulo;
+  if (Up) {
+    if (k >= delta) return L.at(base + seg + k - delta).x;
+    return L.at(base + seg + k + modulo - delta).fill;
+  }
+  if (k + delta < modulo) return L.at(base + seg + k + delta).x;
+  return L.at(base + seg + k + delta - modulo).fill;
+}
+// Bits of the calling lane's group (bit 0 = first lane of the group) where b is true; *active gets
+// the group's active lanes.
+template <unsigned G> METAL_FUNC unsigned __ballot(bool b, const char* f, unsigned l, unsigned c, unsigned* active = nullptr) {
+  __lanes<bool> L;
+  __exchange(L, b, f, l, c);
+  unsigned base = L.me & ~(G - 1), r = 0, a = 0;
+  for (unsigned i = base; i < base + G; ++i)
+    if (L.active(i)) { a |= 1u << (i - base); if (L.v[i]) r |= 1u << (i - base); }
+  if (active) *active = a;
+  return r;
+}
+template <unsigned G> METAL_FUNC unsigned __active_mask(const char* f, unsigned l, unsigned c) {
+  __lanes<bool> L;
+  __exchange(L, true, f, l, c);
+  unsigned base = L.me & ~(G - 1);
+  return G == 32 ? L.mask : (L.mask >> base) & ((1u << (G & 31u)) - 1u);
+}
+
+struct __op_add { template <class A> auto operator()(const A& a, const A& b) const { return a + b; } };
+struct __op_mul { template <class A> auto operator()(const A& a, const A& b) const { return a * b; } };
+struct __op_and { template <class A> auto operator()(const A& a, const A& b) const { return a & b; } };
+struct __op_or { template <class A> auto operator()(const A& a, const A& b) const { return a | b; } };
+struct __op_xor { template <class A> auto operator()(const A& a, const A& b) const { return a ^ b; } };
+struct __op_min { template <class A> auto operator()(const A& a, const A& b) const { return metal::min(a, b); } };
+struct __op_max { template <class A> auto operator()(const A& a, const A& b) const { return metal::max(a, b); } };
+
+// ---------------------------------------------------------------- simd_vote
+struct simd_vote {
+  typedef uint64_t vote_t;
+  constexpr explicit simd_vote(vote_t v = 0) : __v(v) {}
+  constexpr explicit operator vote_t() const { return __v; }
+  // Only the 32 lanes that exist on a 32-wide SIMD-group are looked at.
+  constexpr bool all() const { return (__v & 0xffffffffu) == 0xffffffffu; }
+  constexpr bool any() const { return (__v & 0xffffffffu) != 0; }
+  vote_t __v;
+};
+struct quad_vote {
+  typedef ushort vote_t;
+  constexpr explicit quad_vote(vote_t v = 0) : __v(v) {}
+  constexpr explicit operator vote_t() const { return __v; }
+  constexpr bool all() const { return (__v & 0xfu) == 0xfu; }
+  constexpr bool any() const { return (__v & 0xfu) != 0; }
+  vote_t __v;
+};
+
+// ---------------------------------------------------------------- public functions (simd_ and quad_)
+#define __MSLSIM_GROUP_FUNCS(P, G)                                                                   \
+  template <class X, class T = __vec_of<X>> METAL_FUNC T P##sum(const X& x, __MSLSIM_LOC_PARAMS) {    \
+    return __reduce<G>(T(x), __op_add(), __MSLSIM_LOC); }                                            \
+  template <class X, class T = __vec_of<X>> METAL_FUNC T P##product(const X& x, __MSLSIM_LOC_PARAMS) {\
+    return __reduce<G>(T(x), __op_mul(), __MSLSIM_LOC); }                                            \
+  template <class X, class T = __vec_of<X>> METAL_FUNC T P##min(const X& x, __MSLSIM_LOC_PARAMS) {    \
+    return __reduce<G>(T(x), __op_min(), __MSLSIM_LOC); }                                            \
+  template <class X, class T = __vec_of<X>> METAL_FUNC T P##max(const X& x, __MSLSIM_LOC_PARAMS) {    \
+    return __reduce<G>(T(x), __op_max(), __MSLSIM_LOC); }                                            \
+  template <class X, class T = __vec_of<X>> METAL_FUNC T P##and(const X& x, __MSLSIM_LOC_PARAMS) {    \
+    return __reduce<G>(T(x), __op_and(), __MSLSIM_LOC); }                                            \
+  template <class X, class T = __vec_of<X>> METAL_FUNC T P##or(const X& x, __MSLSIM_LOC_PARAMS) {     \
+    return __reduce<G>(T(x), __op_or(), __MSLSIM_LOC); }                                             \
+  template <class X, class T = __vec_of<X>> METAL_FUNC T P##xor(const X& x, __MSLSIM_LOC_PARAMS) {    \
+    return __reduce<G>(T(x), __op_xor(), __MSLSIM_LOC); }                                            \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##prefix_inclusive_sum(const X& x, __MSLSIM_LOC_PARAMS) {                            \
+    return __prefix<G, true>(T(x), T(0), __op_add(), __MSLSIM_LOC); }                                \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##prefix_exclusive_sum(const X& x, __MSLSIM_LOC_PARAMS) {                            \
+    return __prefix<G, false>(T(x), T(0), __op_add(), __MSLSIM_LOC); }                               \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##prefix_inclusive_product(const X& x, __MSLSIM_LOC_PARAMS) {                        \
+    return __prefix<G, true>(T(x), T(1), __op_mul(), __MSLSIM_LOC); }                                \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##prefix_exclusive_product(const X& x, __MSLSIM_LOC_PARAMS) {                        \
+    return __prefix<G, false>(T(x), T(1), __op_mul(), __MSLSIM_LOC); }                               \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##shuffle(const X& x, ushort lane, __MSLSIM_LOC_PARAMS) {                            \
+    return __shuffle<G, __shuf_idx>(T(x), lane, __MSLSIM_LOC); }                                     \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##broadcast(const X& x, ushort lane, __MSLSIM_LOC_PARAMS) {                          \
+    return __shuffle<G, __shuf_idx>(T(x), lane, __MSLSIM_LOC); }                                     \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##shuffle_up(const X& x, ushort delta, __MSLSIM_LOC_PARAMS) {                        \
+    return __shuffle<G, __shuf_up>(T(x), delta, __MSLSIM_LOC); }                                     \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##shuffle_down(const X& x, ushort delta, __MSLSIM_LOC_PARAMS) {                      \
+    return __shuffle<G, __shuf_down>(T(x), delta, __MSLSIM_LOC); }                                   \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##shuffle_xor(const X& x, ushort mask, __MSLSIM_LOC_PARAMS) {                        \
+    return __shuffle<G, __shuf_xor>(T(x), mask, __MSLSIM_LOC); }                                     \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##shuffle_rotate_up(const X& x, ushort delta, __MSLSIM_LOC_PARAMS) {                 \
+    return __shuffle<G, __shuf_rot_up>(T(x), delta, __MSLSIM_LOC); }                                 \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##shuffle_rotate_down(const X& x, ushort delta, __MSLSIM_LOC_PARAMS) {               \
+    return __shuffle<G, __shuf_rot_down>(T(x), delta, __MSLSIM_LOC); }                               \
+  template <class X, class Y, class T = __vec_of<X>>                                                 \
+  METAL_FUNC T P##shuffle_and_fill_up(const X& x, const Y& fill, ushort delta, __MSLSIM_LOC_PARAMS) {\
+    return __shuffle_fill<G, true>(T(x), T(fill), delta, G, __MSLSIM_LOC); }                         \
+  template <class X, class Y, class T = __vec_of<X>>                                                 \
+  METAL_FUNC T P##shuffle_and_fill_up(const X& x, const Y& fill, ushort delta, ushort modulo,        \
+                                      __MSLSIM_LOC_PARAMS) {                                         \
+    return __shuffle_fill<G, true>(T(x), T(fill), delta, modulo, __MSLSIM_LOC); }                    \
+  template <class X, class Y, class T = __vec_of<X>>                                                 \
+  METAL_FUNC T P##shuffle_and_fill_down(const X& x, const Y& fill, ushort delta, __MSLSIM_LOC_PARAMS) {\
+    return __shuffle_fill<G, false>(T(x), T(fill), delta, G, __MSLSIM_LOC); }                        \
+  template <class X, class Y, class T = __vec_of<X>>                                                 \
+  METAL_FUNC T P##shuffle_and_fill_down(const X& x, const Y& fill, ushort delta, ushort modulo,      \
+                                        __MSLSIM_LOC_PARAMS) {                                       \
+    return __shuffle_fill<G, false>(T(x), T(fill), delta, modulo, __MSLSIM_LOC); }                   \
+  template <class X, class T = __vec_of<X>>                                                          \
+  METAL_FUNC T P##broadcast_first(const X& x, __MSLSIM_LOC_PARAMS) {                                 \
+    __lanes<T> L;                                                                                    \
+    __exchange(L, T(x), __MSLSIM_LOC);                                                               \
+    unsigned base = L.me & ~(G - 1u);                                                                \
+    for (unsigned i = base; i < base + G; ++i) if (L.active(i)) return L.v[i];                       \
+    return T(x);                                                                                     \
+  }                                                                                                  \
+  inline bool P##all(bool b, __MSLSIM_LOC_PARAMS) {                                                  \
+    unsigned a; unsigned v = __ballot<G>(b, __MSLSIM_LOC, &a); return v == a; }                      \
+  inline bool P##any(bool b, __MSLSIM_LOC_PARAMS) { return __ballot<G>(b, __MSLSIM_LOC) != 0; }      \
+  inline bool P##is_first(__MSLSIM_LOC_PARAMS) {                                                     \
+    unsigned m = __active_mask<G>(__MSLSIM_LOC);                                                     \
+    return m && (__mslsim_simd_lane() & (G - 1u)) == unsigned(__builtin_ctz(m)); }
+__MSLSIM_GROUP_FUNCS(simd_, 32u)
+__MSLSIM_GROUP_FUNCS(quad_, 4u)
+#undef __MSLSIM_GROUP_FUNCS
+
+inline simd_vote simd_ballot(bool b, __MSLSIM_LOC_PARAMS) { return simd_vote(__ballot<32>(b, __MSLSIM_LOC)); }
+inline simd_vote simd_active_threads_mask(__MSLSIM_LOC_PARAMS) { return simd_vote(__active_mask<32>(__MSLSIM_LOC)); }
+inline quad_vote quad_ballot(bool b, __MSLSIM_LOC_PARAMS) { return quad_vote(ushort(__ballot<4>(b, __MSLSIM_LOC))); }
+inline quad_vote quad_active_threads_mask(__MSLSIM_LOC_PARAMS) { return quad_vote(ushort(__active_mask<4>(__MSLSIM_LOC))); }
+}  // namespace metal

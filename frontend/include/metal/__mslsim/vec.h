@@ -1,0 +1,357 @@
+// MSL vectors: vec<T,N> (N = 2, 3, 4), swizzles, packed_vec, operators, as_type.
+//
+// Layout is fixed by the simulator, which writes built-in arguments (uint3 tid, ...) straight into
+// memory: vec<T,N> is trivially copyable, element i is at byte i*sizeof(T), and size = alignment =
+// N*sizeof(T) except that 3-element vectors take the 4-element size. Clang's ext_vector_type has
+// exactly that layout and optimises to SSE, so it is the storage; bool and bfloat, which cannot be
+// ext-vector elements with the right layout/arithmetic, are stored as uchar (0/1) and ushort bits.
+//
+// Swizzles are members of an anonymous union over the storage. Single letters are plain T members
+// (so v.x is a real lvalue that templates deduce as T). Longer ones are "slice" proxies: a T array
+// covering elements [lo, hi] of the swizzle, placed at byte offset lo*sizeof(T). A union member must
+// have a trivial copy assignment (or vec would stop being trivially copyable), so `a.xy = b.xy`
+// between two proxies of the same type may use the trivial copy; because the proxy covers exactly
+// [lo, hi], that copy is correct whenever the letters cover a contiguous range (xy, zw, yx, xyz, wzyx,
+// ...). For writable swizzles with gaps (xz, yw, xzw, ...) a non-const lvalue source is routed to the
+// element-wise operator= template (a better match than the const& copy), an rvalue source is a
+// compile error (deleted move assignment), and a *const* lvalue source of the same swizzle still
+// takes the trivial copy, which also copies the gap elements: a known, documented limitation.
+//
+// Operators are namespace-scope templates (found by ADL through vec and the proxies) rather than
+// hidden friends, so that they apply to proxies and packed vectors without instantiating anything.
+#pragma once
+#include "base.h"
+
+namespace metal {
+template <class T, int N> struct vec;
+template <class T, int N> struct packed_vec;
+
+template <class T> struct __store { typedef T type; };
+template <> struct __store<bool> { typedef unsigned char type; };
+template <> struct __store<bfloat> { typedef unsigned short type; };
+
+// Vector traits for scalars (n = 0), vectors, swizzle proxies and packed vectors. Anything with a
+// nested __vec_type is "vector-like" and converts implicitly to that vec.
+template <int Lo, int... I, class T, class V> METAL_FUNC void __swz_set(T* e, const V& r) {
+  int k = 0;
+  ((e[I - Lo] = r.__e[k++]), ...);
+}
+
+template <class X, class = void> struct __vt {
+  static constexpr int n = 0;
+  static constexpr bool veclike = false;
+  typedef X elem;
+  typedef X type;
+};
+template <class X> struct __vt<X, void_t<typename X::__vec_type>> {
+  typedef typename X::__vec_type type;
+  typedef typename type::__elem elem;
+  static constexpr int n = type::__n;
+  static constexpr bool veclike = true;
+};
+template <class X> using __vec_of = typename __vt<X>::type;
+template <class X> constexpr bool __is_scalar_v = __is_arithmetic(X) || __is_same(X, bfloat);
+template <class X> constexpr bool __is_fp_v = __is_floating_point(X) || __is_same(X, bfloat);
+template <class X> constexpr int __ncomp = __vt<X>::n ? __vt<X>::n : (__is_scalar_v<X> ? 1 : 1000);
+
+// ---------------------------------------------------------------- swizzle proxies
+// The three kinds share no base class and carry as few members as possible: instantiating vec<T,4>
+// instantiates its 336 proxy types, so every member declaration there shows up in parse time.
+// Read-only (repeated letters).
+template <class T, int Lo, int Hi, int... I> struct __swzR {
+  typedef vec<T, (int)sizeof...(I)> __vec_type;
+  T __e[Hi - Lo + 1];
+};
+// Writable, contiguous: a non-template assignment from the vector type is enough, since other
+// swizzles and scalars convert to it and same-type copies are correct as trivial copies.
+template <class T, int Lo, int Hi, int... I> struct __swzC {
+  typedef vec<T, (int)sizeof...(I)> __vec_type;
+  T __e[Hi - Lo + 1];
+  __swzC& operator=(const __vec_type& v) { __swz_set<Lo, I...>(__e, v); return *this; }
+};
+// Writable with gaps: see the file comment for why copy/move are declared like this.
+template <class T, int Lo, int Hi, int... I> struct __swzN {
+  typedef vec<T, (int)sizeof...(I)> __vec_type;
+  T __e[Hi - Lo + 1];
+  __swzN() = default;
+  __swzN(const __swzN&) = default;
+  __swzN& operator=(const __swzN&) = default;
+  __swzN& operator=(__swzN&&) = delete;
+  template <class P> __swzN& operator=(P&& p) { __swz_set<Lo, I...>(__e, __vec_type(p)); return *this; }
+};
+template <template <class, int, int, int...> class K, class T, int Lo, int Hi, int... I, class V>
+METAL_FUNC void __swz_get(const K<T, Lo, Hi, I...>& s, V& r) {
+  int k = 0;
+  ((r.__e[k++] = s.__e[I - Lo]), ...);
+}
+
+template <class T, int N> struct __vbase;
+#define __MSLSIM_VBASE_COMMON                                          \
+  typedef typename __store<T>::type __selem;                           \
+  typedef __selem __storage __attribute__((ext_vector_type(N)));
+template <class T> struct __vbase<T, 2> {
+  static constexpr int N = 2;
+  __MSLSIM_VBASE_COMMON
+  union {
+    __storage __v;
+    T __e[2];
+    struct { T x, y; };
+    struct { T r, g; };
+#include "swizzle2.inc"
+  };
+};
+template <class T> struct __vbase<T, 3> {
+  static constexpr int N = 3;
+  __MSLSIM_VBASE_COMMON
+  union {
+    __storage __v;
+    T __e[3];
+    struct { T x, y, z; };
+    struct { T r, g, b; };
+#include "swizzle3.inc"
+  };
+};
+template <class T> struct __vbase<T, 4> {
+  static constexpr int N = 4;
+  __MSLSIM_VBASE_COMMON
+  union {
+    __storage __v;
+    T __e[4];
+    struct { T x, y, z, w; };
+    struct { T r, g, b, a; };
+#include "swizzle4.inc"
+  };
+};
+#undef __MSLSIM_VBASE_COMMON
+
+template <class T> constexpr typename __store<T>::type __to_store(T v) {
+  if constexpr (__is_same(T, bfloat)) return v.__bits;
+  else if constexpr (__is_same(T, bool)) return (unsigned char)v;
+  else return v;
+}
+
+template <class T, int N> struct vec : __vbase<T, N> {
+  static_assert(N >= 2 && N <= 4, "MSL vectors have 2, 3 or 4 elements");
+  typedef T __elem;
+  typedef vec __vec_type;
+  static constexpr int __n = N;
+  typedef typename __vbase<T, N>::__storage __storage;
+  typedef T value_type;
+
+  vec() = default;
+  // Scalar -> vector (splat) is an implicit conversion in MSL.
+  template <class S, enable_if_t<__is_scalar_v<S>, int> = 0> vec(S s) { this->__v = __to_store(T(s)); }
+  // A swizzle or packed vector of the same element type converts implicitly.
+  template <class X, enable_if_t<__vt<X>::veclike && !__is_same(X, vec) && __vt<X>::n == N &&
+                                     __is_same(typename __vt<X>::elem, T), int> = 0>
+  vec(const X& x) { __load(x); }
+  // Different element types need an explicit conversion, which converts values (not bits).
+  template <class X, enable_if_t<__vt<X>::veclike && __vt<X>::n == N &&
+                                     !__is_same(typename __vt<X>::elem, T), int> = 0>
+  explicit vec(const X& x) { __convert(__vec_of<X>(x)); }
+  // Components are consumed left to right from any mix of scalars and vectors.
+  template <class A0, class A1, class... As,
+            enable_if_t<__ncomp<A0> + __ncomp<A1> + (0 + ... + __ncomp<As>) == N, int> = 0>
+  vec(const A0& a0, const A1& a1, const As&... as) {
+    int i = 0;
+    __put(i, a0);
+    __put(i, a1);
+    (__put(i, as), ...);
+  }
+
+  T& operator[](int i) { return this->__e[i]; }
+  const T& operator[](int i) const { return this->__e[i]; }
+
+  template <class X> void __load(const X& x) {
+    if constexpr (__is_same(X, vec)) *this = x;
+    else if constexpr (__is_same(X, packed_vec<T, N>)) for (int i = 0; i < N; ++i) this->__e[i] = x.__e[i];
+    else __swz_get(x, *this);
+  }
+  template <class X> void __put(int& i, const X& x) {
+    if constexpr (__vt<X>::veclike) {
+      __vec_of<X> s(x);
+      for (int k = 0; k < __vt<X>::n; ++k) this->__e[i++] = T(s.__e[k]);
+    } else {
+      this->__e[i++] = T(x);
+    }
+  }
+  template <class U> void __convert(const vec<U, N>& s) {
+    if constexpr (__is_same(U, bfloat)) {
+      typedef unsigned __u __attribute__((ext_vector_type(N)));
+      typedef float __f __attribute__((ext_vector_type(N)));
+      vec<float, N> f;
+      f.__v = __builtin_bit_cast(__f, __builtin_convertvector(s.__v, __u) << 16);
+      if constexpr (__is_same(T, float)) *this = f;
+      else __convert(f);
+    } else if constexpr (__is_same(T, bool)) {
+      this->__v = __builtin_convertvector(s.__v != 0, __storage) & (unsigned char)1;
+    } else if constexpr (__is_same(T, bfloat)) {
+      typedef unsigned __u __attribute__((ext_vector_type(N)));
+      typedef float __f __attribute__((ext_vector_type(N)));
+      __u u = __builtin_bit_cast(__u, __builtin_convertvector(s.__v, __f));
+      __u nan = (__u)((u & 0x7fffffffu) > 0x7f800000u);  // all-ones where NaN
+      __u rne = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+      __u qnan = (u >> 16) | 0x40u;
+      this->__v = __builtin_convertvector((nan & qnan) | (~nan & rne), __storage);
+    } else {
+      this->__v = __builtin_convertvector(s.__v, __storage);
+    }
+  }
+};
+
+template <class T, int N> struct __pbase;
+template <class T> struct __pbase<T, 2> { union { T __e[2]; struct { T x, y; }; struct { T r, g; }; }; };
+template <class T> struct __pbase<T, 3> { union { T __e[3]; struct { T x, y, z; }; struct { T r, g, b; }; }; };
+template <class T> struct __pbase<T, 4> { union { T __e[4]; struct { T x, y, z, w; }; struct { T r, g, b, a; }; }; };
+
+// Packed vectors: N*sizeof(T) bytes, alignment of T; arithmetic goes through vec<T,N>.
+template <class T, int N> struct packed_vec : __pbase<T, N> {
+  typedef vec<T, N> __vec_type;
+  typedef T value_type;
+  packed_vec() = default;
+  packed_vec(const vec<T, N>& v) { for (int i = 0; i < N; ++i) this->__e[i] = v.__e[i]; }
+  template <class S, enable_if_t<__is_scalar_v<S>, int> = 0>
+  packed_vec(S s) { for (int i = 0; i < N; ++i) this->__e[i] = T(s); }
+  template <class X, enable_if_t<__vt<X>::veclike && !__is_same(X, packed_vec) && !__is_same(X, vec<T, N>), int> = 0>
+  explicit packed_vec(const X& x) : packed_vec(vec<T, N>(x)) {}
+  template <class A0, class A1, class... As,
+            enable_if_t<__ncomp<A0> + __ncomp<A1> + (0 + ... + __ncomp<As>) == N, int> = 0>
+  packed_vec(const A0& a0, const A1& a1, const As&... as) : packed_vec(vec<T, N>(a0, a1, as...)) {}
+  T& operator[](int i) { return this->__e[i]; }
+  const T& operator[](int i) const { return this->__e[i]; }
+};
+
+#define __MSLSIM_VEC_TYPEDEFS(T, name)                                                   \
+  typedef vec<T, 2> name##2; typedef vec<T, 3> name##3; typedef vec<T, 4> name##4;        \
+  typedef packed_vec<T, 2> packed_##name##2; typedef packed_vec<T, 3> packed_##name##3;  \
+  typedef packed_vec<T, 4> packed_##name##4;
+__MSLSIM_VEC_TYPEDEFS(float, float)
+__MSLSIM_VEC_TYPEDEFS(half, half)
+__MSLSIM_VEC_TYPEDEFS(bfloat, bfloat)
+__MSLSIM_VEC_TYPEDEFS(int, int)
+__MSLSIM_VEC_TYPEDEFS(uint, uint)
+__MSLSIM_VEC_TYPEDEFS(short, short)
+__MSLSIM_VEC_TYPEDEFS(ushort, ushort)
+__MSLSIM_VEC_TYPEDEFS(char, char)
+__MSLSIM_VEC_TYPEDEFS(uchar, uchar)
+__MSLSIM_VEC_TYPEDEFS(long, long)
+__MSLSIM_VEC_TYPEDEFS(ulong, ulong)
+typedef vec<bool, 2> bool2; typedef vec<bool, 3> bool3; typedef vec<bool, 4> bool4;
+#undef __MSLSIM_VEC_TYPEDEFS
+
+// ---------------------------------------------------------------- operators
+// Result vector type of a binary operator: both vector-like of the same vec type, or one
+// vector-like and one scalar (converted to the element type).
+template <class A, class B, bool = __vt<A>::veclike, bool = __vt<B>::veclike> struct __vbin {};
+template <class A, class B> struct __vbin<A, B, true, true>
+    : enable_if<__is_same(__vec_of<A>, __vec_of<B>), __vec_of<A>> {};
+template <class A, class B> struct __vbin<A, B, true, false> : enable_if<__is_scalar_v<B>, __vec_of<A>> {};
+template <class A, class B> struct __vbin<A, B, false, true> : enable_if<__is_scalar_v<A>, __vec_of<B>> {};
+template <class A, class B> using __vbin_t = typename __vbin<A, B>::type;
+
+// bfloat vectors compute in float; everything else directly on the storage.
+template <class V> METAL_FUNC auto __wide(const V& v) {
+  if constexpr (__is_same(typename V::__elem, bfloat)) return vec<float, V::__n>(v).__v;
+  else return v.__v;
+}
+template <class V, class S> METAL_FUNC V __from_wide(const S& s) {
+  if constexpr (__is_same(typename V::__elem, bfloat)) {
+    vec<float, V::__n> f; f.__v = s; return V(f);
+  } else {
+    V r; r.__v = s; return r;
+  }
+}
+template <int N, class M> METAL_FUNC vec<bool, N> __mkbool(const M& m) {
+  vec<bool, N> r;
+  r.__v = __builtin_convertvector(m, typename vec<bool, N>::__storage) & (unsigned char)1;
+  return r;
+}
+
+#define __MSLSIM_ARITH(op)                                                      \
+  template <class A, class B, class V = __vbin_t<A, B>>                         \
+  METAL_FUNC V operator op(const A& a, const B& b) {                            \
+    return __from_wide<V>(__wide(V(a)) op __wide(V(b)));                        \
+  }
+__MSLSIM_ARITH(+) __MSLSIM_ARITH(-) __MSLSIM_ARITH(*) __MSLSIM_ARITH(/)
+#undef __MSLSIM_ARITH
+#define __MSLSIM_BITOP(op)                                                      \
+  template <class A, class B, class V = __vbin_t<A, B>>                         \
+  METAL_FUNC V operator op(const A& a, const B& b) {                            \
+    V r; r.__v = V(a).__v op V(b).__v; return r;                                \
+  }
+__MSLSIM_BITOP(%) __MSLSIM_BITOP(&) __MSLSIM_BITOP(|) __MSLSIM_BITOP(^)
+#undef __MSLSIM_BITOP
+// MSL uses only the low log2(bits) bits of a shift count.
+#define __MSLSIM_SHIFT(op)                                                                   \
+  template <class A, class B, class V = __vbin_t<A, B>>                                      \
+  METAL_FUNC V operator op(const A& a, const B& b) {                                         \
+    V r; r.__v = V(a).__v op (V(b).__v & (typename V::__elem)(sizeof(typename V::__elem) * 8 - 1)); \
+    return r;                                                                                \
+  }
+__MSLSIM_SHIFT(<<) __MSLSIM_SHIFT(>>)
+#undef __MSLSIM_SHIFT
+#define __MSLSIM_CMP(op)                                                        \
+  template <class A, class B, class V = __vbin_t<A, B>>                         \
+  METAL_FUNC vec<bool, V::__n> operator op(const A& a, const B& b) {            \
+    return __mkbool<V::__n>(__wide(V(a)) op __wide(V(b)));                      \
+  }
+__MSLSIM_CMP(==) __MSLSIM_CMP(!=) __MSLSIM_CMP(<) __MSLSIM_CMP(>) __MSLSIM_CMP(<=) __MSLSIM_CMP(>=)
+#undef __MSLSIM_CMP
+// && and || on bool vectors are component-wise (so they cannot short-circuit).
+template <class A, class B, class V = __vbin_t<A, B>, enable_if_t<__is_same(typename V::__elem, bool), int> = 0>
+METAL_FUNC V operator&&(const A& a, const B& b) { V r; r.__v = V(a).__v & V(b).__v; return r; }
+template <class A, class B, class V = __vbin_t<A, B>, enable_if_t<__is_same(typename V::__elem, bool), int> = 0>
+METAL_FUNC V operator||(const A& a, const B& b) { V r; r.__v = V(a).__v | V(b).__v; return r; }
+
+template <class X, class V = enable_if_t<__vt<X>::veclike, __vec_of<X>>>
+METAL_FUNC V operator!(const X& x) {
+  if constexpr (__is_same(typename V::__elem, bool)) { V r; r.__v = V(x).__v ^ (unsigned char)1; return r; }
+  else return __mkbool<V::__n>(__wide(V(x)) == 0);
+}
+template <class X, class V = enable_if_t<__vt<X>::veclike, __vec_of<X>>>
+METAL_FUNC V operator-(const X& x) {
+  V r(x);
+  if constexpr (__is_same(typename V::__elem, bfloat)) r.__v ^= (unsigned short)0x8000;
+  else r.__v = -r.__v;
+  return r;
+}
+template <class X, class V = enable_if_t<__vt<X>::veclike, __vec_of<X>>>
+METAL_FUNC V operator+(const X& x) { return V(x); }
+template <class X, class V = enable_if_t<__vt<X>::veclike, __vec_of<X>>>
+METAL_FUNC V operator~(const X& x) { V r(x); r.__v = ~r.__v; return r; }
+
+// Compound assignment on anything vector-like that is assignable (vec, writable swizzle, packed).
+#define __MSLSIM_COMPOUND(op)                                                       \
+  template <class L, class B, class = enable_if_t<__vt<L>::veclike>>                \
+  METAL_FUNC L& operator op##=(L& l, const B& b) {                                  \
+    l = __vec_of<L>(l) op b;                                                        \
+    return l;                                                                       \
+  }
+__MSLSIM_COMPOUND(+) __MSLSIM_COMPOUND(-) __MSLSIM_COMPOUND(*) __MSLSIM_COMPOUND(/) __MSLSIM_COMPOUND(%)
+__MSLSIM_COMPOUND(&) __MSLSIM_COMPOUND(|) __MSLSIM_COMPOUND(^) __MSLSIM_COMPOUND(<<) __MSLSIM_COMPOUND(>>)
+#undef __MSLSIM_COMPOUND
+template <class T, int N> METAL_FUNC vec<T, N>& operator++(vec<T, N>& v) { return v += 1; }
+template <class T, int N> METAL_FUNC vec<T, N>& operator--(vec<T, N>& v) { return v -= 1; }
+template <class T, int N> METAL_FUNC vec<T, N> operator++(vec<T, N>& v, int) { vec<T, N> t = v; v += 1; return t; }
+template <class T, int N> METAL_FUNC vec<T, N> operator--(vec<T, N>& v, int) { vec<T, N> t = v; v -= 1; return t; }
+
+// ---------------------------------------------------------------- as_type
+// Swizzles are read as their vector value; everything else keeps its own representation.
+template <class X> using __repr_t = conditional_t<__vt<X>::veclike && !__is_same(__vec_of<X>, X) &&
+                                                      !__is_same(X, packed_vec<typename __vt<X>::elem, __vt<X>::n>),
+                                                  __vec_of<X>, X>;
+template <class To, class From> METAL_FUNC To as_type(const From& x) {
+  typedef __repr_t<From> F;
+  static_assert(sizeof(To) == sizeof(F), "as_type: types must have the same size");
+  return __builtin_bit_cast(To, F(x));
+}
+}  // namespace metal
+
+// Vector names are global too (they are built-in types in MSL), as aliases of the same types.
+#define __MSLSIM_GLOBAL(name) using metal::name##2; using metal::name##3; using metal::name##4; \
+  using metal::packed_##name##2; using metal::packed_##name##3; using metal::packed_##name##4;
+__MSLSIM_GLOBAL(float) __MSLSIM_GLOBAL(half) __MSLSIM_GLOBAL(bfloat) __MSLSIM_GLOBAL(int)
+__MSLSIM_GLOBAL(uint) __MSLSIM_GLOBAL(short) __MSLSIM_GLOBAL(ushort) __MSLSIM_GLOBAL(char)
+__MSLSIM_GLOBAL(uchar) __MSLSIM_GLOBAL(long) __MSLSIM_GLOBAL(ulong)
+#undef __MSLSIM_GLOBAL
+using metal::bool2; using metal::bool3; using metal::bool4;

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The CLI's contract, as a table: each case is a command, its expected exit status, and text its
+stderr must contain; output files are checked against numpy. Usage: test_cli.py path/to/mslsim"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+MSLSIM = None
+
+SCALE = r"""
+#include <metal_stdlib>
+using namespace metal;
+kernel void scale(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],
+                  constant uint& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {
+  if (i >= n) return;
+  y[i] = x[i] * 2.0f + 1.0f;
+}
+kernel void to_float(device const bfloat* x [[buffer(0)]], device float* y [[buffer(1)]],
+                     uint i [[thread_position_in_grid]]) {
+  y[i] = float(x[i]);
+}
+kernel void diverge(device float* y [[buffer(0)]], uint i [[thread_index_in_threadgroup]]) {
+  if (i < 4) threadgroup_barrier(mem_flags::mem_threadgroup);
+  else threadgroup_barrier(mem_flags::mem_device);
+  y[i] = 1;
+}
+kernel void spin(device float* y [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  volatile uint forever = 1;
+  while (forever) {}
+  y[i] = 1;
+}
+"""
+
+BROKEN = """#include <metal_stdlib>
+kernel void k(device float* y [[buffer(0)]]) {
+  y[0] = missing_name;
+}
+"""
+
+
+class Cli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        cls.metal = os.path.join(cls.dir, "scale.metal")
+        with open(cls.metal, "w") as f:
+            f.write(SCALE)
+        cls.broken = os.path.join(cls.dir, "broken.metal")
+        with open(cls.broken, "w") as f:
+            f.write(BROKEN)
+        cls.x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
+        np.save(cls.path("x.npy"), cls.x)
+        np.save(cls.path("ints.npy"), np.arange(12, dtype=np.int32))
+        with open(cls.path("garbage.npy"), "wb") as f:
+            f.write(b"not an npy file")
+
+    @classmethod
+    def path(cls, name):
+        return os.path.join(cls.dir, name)
+
+    def mslsim(self, *args):
+        return subprocess.run([MSLSIM, *args], capture_output=True, text=True, timeout=120)
+
+    def run_scale(self, *extra):
+        return self.mslsim("run", self.metal, "--kernel", "scale", "--grid", "16", "--threadgroup", "8",
+                           *extra)
+
+    def assertFails(self, proc, status, *fragments):
+        self.assertEqual(proc.returncode, status, proc.stderr)
+        for fragment in fragments:
+            self.assertIn(fragment, proc.stderr)
+        # One clear message, not a crash dump.
+        self.assertNotIn("Aborted", proc.stderr)
+        self.assertNotIn("Stack dump", proc.stderr)
+
+    def test_run_writes_outputs_with_the_input_shape(self):
+        out = self.path("y.npy")
+        p = self.run_scale("--buffer", "0=" + self.path("x.npy"), "--buffer", "1=" + self.path("x.npy"),
+                           "--buffer", "2=scalar:uint32:12", "--output", "1=" + out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        y = np.load(out)
+        self.assertEqual(y.shape, (3, 4))
+        np.testing.assert_array_equal(y, self.x * 2 + 1)
+
+    def test_bfloat16_is_read_as_u2_bit_patterns(self):
+        values = np.array([1.0, -2.5, 3.140625, 65536.0], dtype=np.float32)
+        bits = (values.view(np.uint32) >> 16).astype("<u2")
+        np.save(self.path("bf.npy"), bits)
+        out = self.path("bf_out.npy")
+        p = self.mslsim("run", self.metal, "--kernel", "to_float", "--grid", "4", "--threadgroup", "4",
+                        "--buffer", "0=" + self.path("bf.npy"), "--buffer", "1=zeros:float32:4",
+                        "--output", "1=" + out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        np.testing.assert_array_equal(np.load(out), values)
+
+    def test_timing_line(self):
+        p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16",
+                           "--buffer", "2=scalar:uint32:16", "--repeat", "3", "--timing")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"timing: compile_ms=[0-9.]+ dispatch_ms_median=[0-9.]+ "
+                                   r"dispatch_ms_min=[0-9.]+ repeats=3")
+
+    def test_compile_lists_kernels_and_bindings(self):
+        p = self.mslsim("compile", self.metal)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("kernel scale", p.stdout)
+        self.assertRegex(p.stdout, r"buffer\(2\)\s+n\s+constant\s+constant uint&")
+        self.assertRegex(p.stdout, r"thread_position_in_grid\s+i\s+thread\s+uint")
+
+    def test_unknown_kernel(self):
+        p = self.mslsim("run", self.metal, "--kernel", "nope", "--grid", "1", "--threadgroup", "1")
+        self.assertFails(p, 2, "no kernel named 'nope'", "scale")
+
+    def test_missing_npy(self):
+        p = self.run_scale("--buffer", "0=" + self.path("absent.npy"))
+        self.assertFails(p, 2, "absent.npy: cannot open file")
+
+    def test_malformed_npy(self):
+        p = self.run_scale("--buffer", "0=" + self.path("garbage.npy"))
+        self.assertFails(p, 2, "garbage.npy: not a valid .npy file")
+
+    def test_dtype_mismatch_names_the_argument(self):
+        p = self.run_scale("--buffer", "0=" + self.path("ints.npy"), "--buffer", "1=zeros:float32:16",
+                           "--buffer", "2=scalar:uint32:12")
+        self.assertFails(p, 2, "buffer 0 (argument 'x' of kernel 'scale'", "int32")
+
+    def test_unbound_buffer_names_the_argument(self):
+        p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16")
+        self.assertFails(p, 2, "buffer 2 (argument 'n' of kernel 'scale', constant uint&) is not bound")
+
+    def test_too_small_constant_reference(self):
+        p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16",
+                           "--buffer", "2=zeros:uint32:0")
+        self.assertFails(p, 2, "argument 'n'", "less than one 'uint'")
+
+    def test_bad_grid(self):
+        p = self.mslsim("run", self.metal, "--kernel", "scale", "--grid", "4,x", "--threadgroup", "1")
+        self.assertFails(p, 2, "--grid '4,x'")
+
+    def test_oversized_threadgroup(self):
+        p = self.mslsim("run", self.metal, "--kernel", "scale", "--grid", "2048", "--threadgroup", "2048",
+                        "--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16",
+                        "--buffer", "2=scalar:uint32:16")
+        self.assertFails(p, 1, "more than the maximum of 1024")
+
+    def test_compile_error_points_at_the_users_line(self):
+        p = self.mslsim("run", self.broken, "--kernel", "k", "--grid", "1", "--threadgroup", "1")
+        self.assertFails(p, 2, self.broken + ":3:10: error: use of undeclared identifier 'missing_name'",
+                         "y[0] = missing_name;")
+
+    def test_barrier_divergence_exits_1_and_names_both_lines(self):
+        p = self.mslsim("run", self.metal, "--kernel", "diverge", "--grid", "8", "--threadgroup", "8",
+                        "--buffer", "0=zeros:float32:8")
+        self.assertFails(p, 1, "barrier-divergence", "scale.metal:14:14", "scale.metal:15:8")
+
+    def test_endless_loop_is_stopped_by_the_timeout(self):
+        p = self.mslsim("run", self.metal, "--kernel", "spin", "--grid", "2", "--threadgroup", "2",
+                        "--buffer", "0=zeros:float32:2", "--timeout", "0.5")
+        self.assertFails(p, 1, "did not finish within")
+
+
+if __name__ == "__main__":
+    MSLSIM = sys.argv.pop(1)
+    unittest.main(verbosity=2)

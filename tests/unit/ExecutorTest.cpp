@@ -1,0 +1,134 @@
+// The execution model: barriers, SIMD-groups, partial groups, divergence, timeouts.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "Program.h"
+
+using namespace mslsim;
+
+namespace {
+
+struct KernelRun {
+  DispatchResult result;
+  std::vector<float> out;
+};
+
+KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t outCount,
+              double timeout = 60) {
+  std::string source = "#include <metal_stdlib>\nusing namespace metal;\n" + body;
+  auto p = Program::compileSource("/virtual/exec.metal", source);
+  HostArray out = HostArray::filled(DType::Float32, outCount, -1);
+  Launch launch(p->kernel("k"));
+  launch.bindBuffer(0, out, "out");
+  KernelRun r;
+  r.result = launch.run(DispatchMode::Threads, {grid, 1, 1}, {tg, 1, 1}, timeout);
+  for (uint64_t i = 0; i < out.count(); ++i) r.out.push_back(float(out.valueAt(i)));
+  return r;
+}
+
+bool hasFinding(const DispatchResult& r, const std::string& kind, Finding::Severity s) {
+  for (auto& f : r.findings)
+    if (f.kind == kind && f.severity == s) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST(Executor, ThreadgroupBarrierOrdersWritesBeforeReads) {
+  // Each thread reads its neighbour's slot, written before the barrier by another thread.
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgroup]],
+              uint n [[threads_per_threadgroup]], uint g [[thread_position_in_grid]]) {
+  threadgroup float slots[64];
+  slots[i] = float(g);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[g] = slots[(i + 1) % n];
+})", 100, 64, 100);
+  ASSERT_FALSE(r.result.hasErrors());
+  for (uint32_t g = 0; g < 100; ++g) {
+    uint32_t base = g / 64 * 64, n = g < 64 ? 64 : 36;
+    EXPECT_EQ(r.out[g], float(base + (g - base + 1) % n)) << g;
+  }
+}
+
+TEST(Executor, SimdSumCoversTheActiveLanesOfAPartialSimdGroup) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint g [[thread_position_in_grid]]) {
+  out[g] = simd_sum(float(g));
+})", 40, 40, 40);
+  ASSERT_FALSE(r.result.hasErrors());
+  EXPECT_EQ(r.out[0], 496.0f);           // 0 + ... + 31
+  EXPECT_EQ(r.out[39], 32.0f + 33 + 34 + 35 + 36 + 37 + 38 + 39);  // lanes 32..39 only
+}
+
+TEST(Executor, SimdFunctionsInDifferentBranchesFormSeparateActiveSets) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint lane [[thread_index_in_simdgroup]]) {
+  if (lane < 8) out[lane] = simd_sum(1.0f);
+  else          out[lane] = simd_sum(2.0f);
+})", 32, 32, 32);
+  EXPECT_EQ(r.out[0], 8.0f);
+  EXPECT_EQ(r.out[31], 48.0f);
+}
+
+TEST(Executor, ThreadsAtDifferentBarriersAreABarrierDivergenceError) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgroup]]) {
+  if (i < 16) threadgroup_barrier(mem_flags::mem_threadgroup);
+  else        threadgroup_barrier(mem_flags::mem_device);
+  out[i] = 1;
+})", 32, 32, 32);
+  EXPECT_TRUE(hasFinding(r.result, "barrier-divergence", Finding::Severity::Error));
+  ASSERT_FALSE(r.result.findings.empty());
+  EXPECT_EQ(r.result.findings[0].locations.size(), 2u);
+  EXPECT_EQ(r.result.findings[0].locations[0].line, 5u);
+  EXPECT_EQ(r.result.findings[0].locations[1].line, 6u);
+}
+
+TEST(Executor, ABarrierSkippedByReturningThreadsIsAWarningAndTheOthersRunOn) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  if (i >= 20) return;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[i] = 2;
+})", 32, 32, 32);
+  EXPECT_FALSE(r.result.hasErrors());
+  EXPECT_TRUE(hasFinding(r.result, "barrier-divergence", Finding::Severity::Warning));
+  EXPECT_EQ(r.out[19], 2.0f);
+  EXPECT_EQ(r.out[20], -1.0f);
+}
+
+TEST(Executor, AnEndlessLoopIsStoppedByTheTimeout) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  volatile uint spin = 1;
+  while (spin) { }
+  out[i] = 3;
+})", 4, 4, 4, /*timeout=*/0.5);
+  EXPECT_TRUE(hasFinding(r.result, "timeout", Finding::Severity::Error));
+  EXPECT_FALSE(r.result.completed);
+}
+
+TEST(Executor, AnEndlessLoopAfterABarrierIsStoppedToo) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  volatile uint spin = 1;
+  while (spin) { }
+  out[i] = 3;
+})", 64, 32, 64, /*timeout=*/0.5);
+  EXPECT_TRUE(hasFinding(r.result, "timeout", Finding::Severity::Error));
+}
+
+TEST(Executor, ThreadgroupLimitsAreMetalsLimits) {
+  EXPECT_TRUE(runKernel("kernel void k(device float* o [[buffer(0)]]) {}", 2048, 2048, 1)
+                  .result.hasErrors());
+  KernelRun big = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  threadgroup float big[9000];
+  big[i] = 1;
+  out[0] = big[0];
+})", 1, 1, 1);
+  EXPECT_TRUE(hasFinding(big.result, "threadgroup-memory-limit", Finding::Severity::Error));
+}

@@ -1,0 +1,100 @@
+// The front end as the runtime sees it: which kernels a program has, how their arguments bind, and
+// where compile errors point.
+#include <gtest/gtest.h>
+
+#include "Program.h"
+
+using namespace mslsim;
+
+namespace {
+std::shared_ptr<const Program> compile(const std::string& source) {
+  return Program::compileSource("/virtual/test.metal", source);
+}
+const ArgumentInfo& arg(const ExecutableKernel& k, const std::string& name) {
+  for (auto& a : k.info.arguments)
+    if (a.name == name) return a;
+  throw std::runtime_error("no argument " + name);
+}
+}  // namespace
+
+TEST(Frontend, ArgumentsBindExplicitlyOrInDeclarationOrder) {
+  auto p = compile(R"(
+#include <metal_stdlib>
+using namespace metal;
+kernel void k(device const float* a, constant uint& n, device float* out [[buffer(0)]],
+              threadgroup float* scratch [[threadgroup(0)]],
+              ushort2 lid [[thread_position_in_threadgroup]], uint3 gid [[thread_position_in_grid]]) {
+  out[gid.x] = a[lid.x] + n + scratch[0];
+})");
+  const ExecutableKernel& k = p->kernel("k");
+  EXPECT_EQ(arg(k, "out").binding, 0u);
+  EXPECT_TRUE(arg(k, "out").explicitBinding);
+  EXPECT_EQ(arg(k, "a").binding, 1u);  // implicit: lowest unused index, in declaration order
+  EXPECT_EQ(arg(k, "n").binding, 2u);
+  EXPECT_EQ(arg(k, "n").space, AddressSpace::Constant);
+  EXPECT_TRUE(arg(k, "n").isReference);
+  EXPECT_TRUE(arg(k, "a").isConst);
+  EXPECT_EQ(arg(k, "a").pointeeType, "float");
+  EXPECT_EQ(arg(k, "scratch").role, ArgumentRole::ThreadgroupMemory);
+  EXPECT_EQ(arg(k, "lid").components, 2u);
+  EXPECT_EQ(arg(k, "lid").componentSize, 2u);
+  EXPECT_EQ(arg(k, "gid").components, 3u);
+  EXPECT_EQ(arg(k, "gid").builtin, BuiltinValue::ThreadPositionInGrid);
+}
+
+TEST(Frontend, TemplateInstantiationsAreKernelsByHostName) {
+  auto p = compile(R"(
+#include <metal_stdlib>
+using namespace metal;
+template <typename T>
+[[kernel]] void scale(device T* x [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  threadgroup T tile[4];
+  tile[i % 4] = x[i];
+  x[i] = tile[i % 4] * T(2);
+}
+template [[host_name("scale_f")]] [[kernel]] decltype(scale<float>) scale<float>;
+template [[host_name("scale_i")]] kernel void scale<int>(device int*, uint);
+)");
+  ASSERT_EQ(p->kernels().size(), 2u);
+  EXPECT_EQ(p->kernel("scale_f").info.arguments[0].pointeeType, "float");
+  EXPECT_EQ(p->kernel("scale_i").info.arguments[0].pointeeType, "int");
+  EXPECT_EQ(p->kernel("scale_f").staticThreadgroupBytes, 16u);
+  EXPECT_THROW(p->kernel("scale"), UsageError);
+}
+
+TEST(Frontend, CompileErrorsPointAtTheUsersLineAndColumn) {
+  try {
+    compile("#include <metal_stdlib>\nkernel void k(device float* out [[buffer(0)]]) {\n  out[0] = undeclared;\n}\n");
+    FAIL() << "expected a compile error";
+  } catch (const CompileFailed& e) {
+    const Diagnostic& d = e.diagnostics().front();
+    EXPECT_EQ(d.where.file, "/virtual/test.metal");
+    EXPECT_EQ(d.where.line, 3u);
+    EXPECT_EQ(d.where.column, 12u);
+    EXPECT_EQ(d.sourceLine, "  out[0] = undeclared;");
+  }
+}
+
+TEST(Frontend, ColumnsAfterRewrittenAttributesAreTheOriginalOnes) {
+  try {
+    compile("kernel void k(device float* o [[buffer(0)]], int  t [[thread_position_in_grid]]) { o[t] = nope; }");
+    FAIL();
+  } catch (const CompileFailed& e) {
+    EXPECT_EQ(e.diagnostics().front().where.column, 91u);  // the column of 'nope' in the original text
+  }
+}
+
+TEST(Frontend, KernelArgumentsWithoutAttributesAreRejected) {
+  try {
+    compile("kernel void k(device float* o [[buffer(0)]], float x) { o[0] = x; }");
+    FAIL();
+  } catch (const CompileFailed& e) {
+    EXPECT_NE(e.diagnostics().front().message.find("argument 'x' of kernel 'k' has no attribute"),
+              std::string::npos);
+  }
+}
+
+TEST(Frontend, TwoArgumentsOnOneBufferIndexAreAnError) {
+  EXPECT_THROW(compile("kernel void k(device float* a [[buffer(1)]], device float* b [[buffer(1)]]) {}"),
+               CompileFailed);
+}
