@@ -173,7 +173,8 @@ class ThreadgroupScheduler {
 
  private:
   static void fiberMain(transfer_t t);
-  void prepareThread(SimThread& t, Size3 group, Size3 groupSize);
+  void bindArguments(SimThread& t);
+  void writeBuiltins(SimThread& t, Size3 group, Size3 groupSize);
   void block(ThreadState state);
   bool resolveSimdGroups();
   bool resolveBarrier(Size3 group);
@@ -201,6 +202,7 @@ class DispatchState {
   DispatchGeometry geometry;
   uint64_t arenaBytes = 0;
   std::vector<uint64_t> threadgroupArgOffsets;  // by parameter position
+  std::vector<size_t> builtinArguments;         // positions of the built-in parameters
   std::atomic<uint64_t> nextGroup{0};
   std::atomic<bool> stop{false};      // an error: take no more threadgroups
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
@@ -223,34 +225,39 @@ class DispatchState {
 
 constexpr uint32_t kPoisonWord = 0x7FA5A5A5;  // a quiet NaN as float, 0x7FA5A5A5 as int
 
-void ThreadgroupScheduler::prepareThread(SimThread& t, Size3 group, Size3 groupSize) {
+void ThreadgroupScheduler::bindArguments(SimThread& t) {
   const auto& args = dispatch_.kernel.info.arguments;
   t.args.resize(args.size());
   t.builtinStorage.resize(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     const ArgumentInfo& a = args[i];
     const BoundArgument& b = dispatch_.request.arguments[i];
+    t.args[i] = t.builtinStorage[i].data();
     switch (a.role) {
       case ArgumentRole::Buffer:
-        if (a.isReference) {
+        // The trampoline dereferences args[i]: a pointer argument reads the address from the slot,
+        // a reference argument binds to the buffer itself.
+        if (a.isReference)
           t.args[i] = b.buffer;
-        } else {
+        else
           std::memcpy(t.builtinStorage[i].data(), &b.buffer, sizeof(void*));
-          t.args[i] = t.builtinStorage[i].data();
-        }
         break;
       case ArgumentRole::ThreadgroupMemory: {
         void* p = arena_.data() + dispatch_.threadgroupArgOffsets[i];
         std::memcpy(t.builtinStorage[i].data(), &p, sizeof(void*));
-        t.args[i] = t.builtinStorage[i].data();
         break;
       }
-      case ArgumentRole::Builtin:
-        dispatch_.geometry.writeBuiltin(a.builtin, group, groupSize, t.local, t.linear,
-                                        a.components, a.componentSize, t.builtinStorage[i].data());
-        t.args[i] = t.builtinStorage[i].data();
-        break;
+      case ArgumentRole::Builtin: break;
     }
+  }
+}
+
+void ThreadgroupScheduler::writeBuiltins(SimThread& t, Size3 group, Size3 groupSize) {
+  const auto& args = dispatch_.kernel.info.arguments;
+  for (size_t i : dispatch_.builtinArguments) {
+    const ArgumentInfo& a = args[i];
+    dispatch_.geometry.writeBuiltin(a.builtin, group, groupSize, t.local, t.linear, a.components,
+                                    a.componentSize, t.builtinStorage[i].data());
   }
 }
 
@@ -262,6 +269,29 @@ void ThreadgroupScheduler::run(Size3 group) {
   arena_.resize(dispatch_.arenaBytes);
   for (size_t i = 0; i + 4 <= arena_.size(); i += 4) std::memcpy(&arena_[i], &kPoisonWord, 4);
 
+  tCurrent = this;
+  fibers_ = dispatch_.kernel.synchronises;
+  if (!fibers_) {
+    // No barrier or SIMD-group function can be reached: run the threads one after another, reusing
+    // one thread record. A timeout escapes from the JIT'd code to here.
+    threads_.resize(1);
+    SimThread& t = threads_[0];
+    t = SimThread{};
+    bindArguments(t);
+    current_ = &t;
+    if (setjmp(loopEscape_) == 0) {
+      for (uint32_t i = 0; i < count; ++i) {
+        t.linear = i;
+        t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+        writeBuiltins(t, group, size);
+        dispatch_.kernel.entry(t.args.data());
+      }
+    }
+    current_ = nullptr;
+    tCurrent = nullptr;
+    return;
+  }
+
   threads_.resize(count);
   for (uint32_t i = 0; i < count; ++i) {
     SimThread& t = threads_[i];
@@ -269,24 +299,10 @@ void ThreadgroupScheduler::run(Size3 group) {
     t.linear = i;
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
   }
-  tCurrent = this;
-  fibers_ = dispatch_.kernel.synchronises;
-  if (!fibers_) {
-    // No barrier or SIMD-group function can be reached: run the threads one after another.
-    for (auto& t : threads_) {
-      current_ = &t;
-      prepareThread(t, group, size);
-      if (setjmp(loopEscape_) == 0) dispatch_.kernel.entry(t.args.data());
-      if (dispatch_.cancelled) break;
-    }
-    current_ = nullptr;
-    tCurrent = nullptr;
-    return;
-  }
-
   while (stacks_.size() < count) stacks_.push_back(std::make_unique<FiberStack>());
   for (uint32_t i = 0; i < count; ++i) {
-    prepareThread(threads_[i], group, size);
+    bindArguments(threads_[i]);
+    writeBuiltins(threads_[i], group, size);
     threads_[i].context = make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain);
   }
   for (;;) {
@@ -509,6 +525,8 @@ DispatchResult dispatch(const DispatchRequest& request) {
   // Arena: the kernel's threadgroup variables first, then each [[threadgroup(n)]] argument.
   uint64_t offset = kernel.staticThreadgroupBytes;
   state.threadgroupArgOffsets.assign(kernel.info.arguments.size(), 0);
+  for (auto& a : kernel.info.arguments)
+    if (a.role == ArgumentRole::Builtin) state.builtinArguments.push_back(a.position);
   for (auto& a : kernel.info.arguments) {
     if (a.role != ArgumentRole::ThreadgroupMemory) continue;
     uint64_t bytes = request.arguments[a.position].threadgroupBytes;
