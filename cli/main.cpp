@@ -155,7 +155,8 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
   auto program = Program::compileFile(file, options);
   printWarnings(*program);
   for (auto& k : program->kernels()) {
-    fmt::print("kernel {}  ({}:{})\n", k.info.name, k.info.location.line, k.info.location.column);
+    fmt::print("kernel {}  ({}:{}:{})\n", k.info.name, k.info.location.file, k.info.location.line,
+               k.info.location.column);
     for (auto& a : k.info.arguments) {
       std::string binding, role;
       switch (a.role) {

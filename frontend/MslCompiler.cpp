@@ -169,9 +169,9 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
     if (llvm::StringRef(path).startswith(kHeaderRoot)) return nullptr;
     auto it = files_.find(path);
     if (it != files_.end()) return &it->second;
-    auto st = ProxyFileSystem::status(path);
+    auto st = getUnderlyingFS().status(path);
     if (!st || !st->isRegularFile()) return nullptr;
-    auto buffer = ProxyFileSystem::getBufferForFile(path);
+    auto buffer = getUnderlyingFS().getBufferForFile(path);
     if (!buffer) return nullptr;
     auto& f = files_[path];
     f.original = (*buffer)->getBuffer().str();
@@ -508,11 +508,18 @@ class KernelCollector : public clang::ASTConsumer,
         if (!pointee->isIncompleteType() && !pointee->isDependentType())
           a.pointeeSize = ctx.getTypeSizeInChars(pointee).getQuantity();
         bool tg = annotation(p, "threadgroup_memory").has_value();
+        // As written, but with template parameters substituted: "const device float*".
+        const bool declaredConst = a.isConst;
+        auto spelled = [&](const char* space) {
+          return std::string(declaredConst ? "const " : "") + space + " " + a.pointeeType +
+                 (a.isReference ? "&" : "*");
+        };
         if (auto n = annotation(p, "threadgroup")) {
           a.role = ArgumentRole::ThreadgroupMemory;
           a.binding = unsigned(std::stoul(*n));
           a.explicitBinding = true;
           a.space = AddressSpace::Threadgroup;
+          a.typeSpelling = spelled("threadgroup");
         } else if (tg) {
           error(p->getLocation(), label + ": a threadgroup pointer argument needs [[threadgroup(n)]]");
           ok = false;
@@ -520,6 +527,7 @@ class KernelCollector : public clang::ASTConsumer,
           a.role = ArgumentRole::Buffer;
           a.space = hasWord(a.typeSpelling, "constant") ? AddressSpace::Constant : AddressSpace::Device;
           if (a.space == AddressSpace::Constant) a.isConst = true;
+          bool spaceWritten = hasWord(a.typeSpelling, "device") || hasWord(a.typeSpelling, "constant");
           if (auto n = annotation(p, "buffer")) {
             a.binding = unsigned(std::stoul(*n));
             a.explicitBinding = true;
@@ -528,7 +536,9 @@ class KernelCollector : public clang::ASTConsumer,
             a.binding = nextImplicit;
             usedBuffers.insert(nextImplicit);
           }
-          if (!hasWord(a.typeSpelling, "device") && !hasWord(a.typeSpelling, "constant")) {
+          if (spaceWritten) {
+            a.typeSpelling = spelled(a.space == AddressSpace::Constant ? "constant" : "device");
+          } else {
             error(p->getLocation(), label + ": a buffer argument must be a 'device' or 'constant' "
                                     "pointer or reference");
             ok = false;
@@ -691,9 +701,8 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> embeddedHeaders() {
 CompileResult compileMsl(const std::string& path, const std::string& source,
                          const CompileOptions& options) {
   CompileResult result;
-  llvm::SmallString<256> absolute(path);
-  llvm::sys::fs::make_absolute(absolute);
-  std::string mainPath = absolute.str().str();
+  // Diagnostics name the main file as the user did.
+  std::string mainPath = path;
 
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(embeddedHeaders());
@@ -714,7 +723,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
   std::vector<std::string> args = {
       "-triple", llvm::sys::getProcessTriple(), "-target-cpu", cpu,
       "-x", "c++", "-std=c++17", "-O2", "-disable-llvm-passes", "-fno-rtti",
-      "-fno-threadsafe-statics", "-ffreestanding", "-ffloat16-excess-precision=none",
+      "-fno-threadsafe-statics", "-ffreestanding",
+      // Large thread-private arrays touch the stack page by page, so an overflow hits the fiber's
+      // guard page (reported) instead of landing in another thread's stack.
+      "-fstack-clash-protection", "-ffloat16-excess-precision=none",
       "-ffp-contract=off", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
       "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h", "-Wno-ignored-attributes",
       "-ferror-limit", "20", "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",

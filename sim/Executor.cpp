@@ -1,5 +1,6 @@
 #include "Executor.h"
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -113,6 +114,11 @@ class FiberStack {
   FiberStack(const FiberStack&) = delete;
   FiberStack& operator=(const FiberStack&) = delete;
   void* top() const { return static_cast<char*>(base_) + kSize; }
+  bool isGuardPage(const void* address) const {
+    auto* a = static_cast<const char*>(address);
+    auto* b = static_cast<const char*>(base_);
+    return a >= b && a < b + sysconf(_SC_PAGESIZE);
+  }
 
  private:
   void* base_;
@@ -145,6 +151,7 @@ struct SimThread {
   fcontext_t scheduler = nullptr;  // where to go back when it blocks
   std::vector<void*> args;
   std::vector<std::array<uint8_t, 16>> builtinStorage;
+  const FiberStack* stack = nullptr;
   // Pending synchronisation.
   CallSite site;
   unsigned flags = 0;
@@ -155,6 +162,58 @@ struct SimThread {
 };
 
 class DispatchState;
+
+// A hardware fault (bad address, integer division by zero, stack overflow) in JIT'd code ends the
+// threadgroup with a finding instead of killing the process. The handler runs on an alternate
+// stack and jumps back to the worker's recovery point.
+struct FaultState {
+  bool armed = false;
+  sigjmp_buf* escape = nullptr;
+  int signal = 0;
+  void* address = nullptr;
+};
+thread_local FaultState tFault;
+
+void faultHandler(int signal, siginfo_t* info, void*) {
+  if (tFault.armed && tFault.escape) {
+    tFault.signal = signal;
+    tFault.address = info->si_addr;
+    tFault.armed = false;
+    siglongjmp(*tFault.escape, 2);
+  }
+  // Not ours: let the default action happen when the instruction is retried.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  sigaction(signal, &dfl, nullptr);
+}
+
+void installFaultHandlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_sigaction = &faultHandler;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(s, &action, nullptr);
+  });
+}
+
+// Each worker gets its own alternate signal stack: a stack overflow leaves no room on the fiber's.
+class AlternateSignalStack {
+ public:
+  AlternateSignalStack() : memory_(kSize) {
+    stack_t ss{};
+    ss.ss_sp = memory_.data();
+    ss.ss_size = kSize;
+    sigaltstack(&ss, &previous_);
+  }
+  ~AlternateSignalStack() { sigaltstack(&previous_, nullptr); }
+
+ private:
+  static constexpr size_t kSize = 64 * 1024;
+  std::vector<char> memory_;
+  stack_t previous_{};
+};
 
 // Runs the threads of one threadgroup; the hooks reach it through tCurrent.
 class ThreadgroupScheduler {
@@ -186,7 +245,11 @@ class ThreadgroupScheduler {
   std::vector<char> arena_;
   SimThread* current_ = nullptr;
   bool fibers_ = false;
-  std::jmp_buf loopEscape_;
+  // Where a thread that cannot go on (timeout in a thread loop, a hardware fault) leaves the JIT'd
+  // code: the worker's own stack, in run().
+  sigjmp_buf escape_;
+  void runThreads(Size3 group, Size3 size, uint32_t count);
+  void reportFault(Size3 group);
 };
 
 thread_local ThreadgroupScheduler* tCurrent = nullptr;
@@ -271,24 +334,34 @@ void ThreadgroupScheduler::run(Size3 group) {
 
   tCurrent = this;
   fibers_ = dispatch_.kernel.synchronises;
+  current_ = nullptr;
+  tFault.armed = true;
+  tFault.escape = &escape_;
+  if (sigsetjmp(escape_, 0) == 0)
+    runThreads(group, size, count);
+  else if (tFault.signal)
+    reportFault(group);
+  tFault.armed = false;
+  tFault.signal = 0;
+  current_ = nullptr;
+  tCurrent = nullptr;
+}
+
+void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   if (!fibers_) {
     // No barrier or SIMD-group function can be reached: run the threads one after another, reusing
-    // one thread record. A timeout escapes from the JIT'd code to here.
+    // one thread record.
     threads_.resize(1);
     SimThread& t = threads_[0];
     t = SimThread{};
     bindArguments(t);
     current_ = &t;
-    if (setjmp(loopEscape_) == 0) {
-      for (uint32_t i = 0; i < count; ++i) {
-        t.linear = i;
-        t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
-        writeBuiltins(t, group, size);
-        dispatch_.kernel.entry(t.args.data());
-      }
+    for (uint32_t i = 0; i < count; ++i) {
+      t.linear = i;
+      t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+      writeBuiltins(t, group, size);
+      dispatch_.kernel.entry(t.args.data());
     }
-    current_ = nullptr;
-    tCurrent = nullptr;
     return;
   }
 
@@ -304,6 +377,7 @@ void ThreadgroupScheduler::run(Size3 group) {
     bindArguments(threads_[i]);
     writeBuiltins(threads_[i], group, size);
     threads_[i].context = make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain);
+    threads_[i].stack = stacks_[i].get();
   }
   for (;;) {
     bool ranAny = false;
@@ -322,7 +396,27 @@ void ThreadgroupScheduler::run(Size3 group) {
     if (resolveSimdGroups()) continue;
     if (!resolveBarrier(group)) break;
   }
-  tCurrent = nullptr;
+}
+
+void ThreadgroupScheduler::reportFault(Size3 group) {
+  std::string who = current_ ? describeThread(*current_, group) : "a thread of threadgroup";
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", tFault.address);
+  Finding f{Finding::Severity::Error, "", "", {}};
+  if (tFault.signal == SIGFPE) {
+    f.kind = "integer-division-by-zero";
+    f.message = who + " divided an integer by zero (or INT_MIN by -1); x86 traps where an Apple "
+                      "GPU returns an unspecified value";
+  } else if (current_ && current_->stack && current_->stack->isGuardPage(tFault.address)) {
+    f.kind = "stack-overflow";
+    f.message = who + " overflowed its " + std::to_string(FiberStack::kSize / 1024) +
+                " KiB stack: its private (thread) arrays or recursion are too large";
+  } else {
+    f.kind = "invalid-memory-access";
+    f.message = who + " accessed invalid memory at address " + std::string(address) +
+                " (outside every buffer and threadgroup allocation mslsim knows of)";
+  }
+  dispatch_.report(std::move(f));
 }
 
 void ThreadgroupScheduler::fiberMain(transfer_t t) {
@@ -343,7 +437,7 @@ void ThreadgroupScheduler::block(ThreadState state) {
 }
 
 void ThreadgroupScheduler::abortCurrentThread() {
-  if (!fibers_) std::longjmp(loopEscape_, 1);
+  if (!fibers_) siglongjmp(escape_, 1);
   SimThread* t = current_;
   t->state = ThreadState::Aborted;
   jump_fcontext(t->scheduler, nullptr);
@@ -476,6 +570,7 @@ std::atomic<int> gCancelledDispatches{0};
 
 void workerMain(DispatchState& state) {
   tDispatch = &state;
+  AlternateSignalStack signalStack;
   std::vector<std::unique_ptr<FiberStack>> stacks;
   ThreadgroupScheduler scheduler(state, stacks);
   uint64_t total = state.geometry.totalThreadgroups();
@@ -546,6 +641,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
                     std::to_string(kMaxThreadgroupMemoryBytes));
   state.arenaBytes = (offset + 15) / 16 * 16;
 
+  installFaultHandlers();
   auto start = std::chrono::steady_clock::now();
   uint64_t total = state.geometry.totalThreadgroups();
   unsigned workers = request.workers ? request.workers : std::max(1u, std::thread::hardware_concurrency());

@@ -113,6 +113,26 @@ class Cli(unittest.TestCase):
         self.assertRegex(p.stdout, r"buffer\(2\)\s+n\s+constant\s+constant uint&")
         self.assertRegex(p.stdout, r"thread_position_in_grid\s+i\s+thread\s+uint")
 
+    def test_user_headers_are_rewritten_and_macros_defined(self):
+        inc = self.path("inc")
+        os.makedirs(inc, exist_ok=True)
+        with open(os.path.join(inc, "helpers.h"), "w") as f:
+            f.write("#pragma once\n"
+                    "template <typename T> kernel void from_header(device T* y [[buffer(0)]],\n"
+                    "    uint i [[thread_position_in_grid]]) { y[i] = T(SCALE * float(i)); }\n"
+                    "template [[host_name(\"from_header_f\")]] kernel void from_header<float>(device float*, uint);\n")
+        main = self.path("uses_header.metal")
+        with open(main, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n#include \"helpers.h\"\n")
+        out = self.path("hdr.npy")
+        p = self.mslsim("run", main, "-I", inc, "-D", "SCALE=3.0f", "--kernel", "from_header_f",
+                        "--grid", "5", "--threadgroup", "4", "--buffer", "0=zeros:float32:5", "--output", "0=" + out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        np.testing.assert_array_equal(np.load(out), np.arange(5, dtype=np.float32) * 3)
+        # Without the macro, the error points into the header.
+        p = self.mslsim("compile", main, "-I", inc)
+        self.assertFails(p, 2, "helpers.h:3:", "undeclared identifier 'SCALE'")
+
     def test_unknown_kernel(self):
         p = self.mslsim("run", self.metal, "--kernel", "nope", "--grid", "1", "--threadgroup", "1")
         self.assertFails(p, 2, "no kernel named 'nope'", "scale")

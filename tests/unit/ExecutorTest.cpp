@@ -132,3 +132,39 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]
 })", 1, 1, 1);
   EXPECT_TRUE(hasFinding(big.result, "threadgroup-memory-limit", Finding::Severity::Error));
 }
+
+TEST(Executor, IntegerDivisionByZeroIsAFindingNotACrash) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  volatile uint zero = 0;
+  out[i] = float(i / zero);
+})", 4, 4, 4);
+  EXPECT_TRUE(hasFinding(r.result, "integer-division-by-zero", Finding::Severity::Error));
+}
+
+TEST(Executor, AWildPointerIsAFindingNotACrash) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  device float* wild = (device float*)(16);
+  out[i] = wild[i];
+})", 64, 32, 64);
+  EXPECT_TRUE(hasFinding(r.result, "invalid-memory-access", Finding::Severity::Error));
+  // The process goes on: the next dispatch runs normally.
+  KernelRun ok = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) { out[i] = 5; })",
+                           4, 4, 4);
+  EXPECT_FALSE(ok.result.hasErrors());
+  EXPECT_EQ(ok.out[3], 5.0f);
+}
+
+TEST(Executor, AStackOverflowInAFiberIsAFinding) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  float big[200000];
+  for (uint j = 0; j < 200000; ++j) big[j] = float(j + i);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[i] = big[(i * 7919) % 200000];
+})", 2, 2, 2);
+  EXPECT_TRUE(hasFinding(r.result, "stack-overflow", Finding::Severity::Error));
+}
