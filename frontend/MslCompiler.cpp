@@ -737,6 +737,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
                           "-mreassociate", "-freciprocal-math", "-ffp-contract=fast"})
       args.push_back(a);
   }
+  for (auto& header : options.preincludes) {
+    args.push_back("-include");
+    args.push_back(std::string(kHeaderRoot) + "/" + header);
+  }
   for (auto& dir : options.includeDirs) {
     args.push_back("-I");
     args.push_back(dir);

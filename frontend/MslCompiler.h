@@ -32,6 +32,8 @@ struct CompileOptions {
   std::vector<std::string> includeDirs;  // -I
   std::vector<std::string> defines;      // -D NAME[=VALUE]
   bool fastMath = false;                 // defines __FAST_MATH__ and allows reassociation
+  // Embedded headers included before the source, e.g. "__mslsim/mlx_preamble.h" (MLX kernels).
+  std::vector<std::string> preincludes;
 };
 
 struct CompiledProgram {

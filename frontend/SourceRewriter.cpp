@@ -162,8 +162,13 @@ class Rewriter {
     if (newlines == 0)
       out_.columns.addEdit(startLine, startOutCol, unsigned(replacement.size()), startInCol,
                            unsigned(length));
+    // The replaced text's line breaks follow the replacement, so line numbers stay the same. A
+    // break that was a backslash continuation (an attribute list in a macro) stays one.
+    std::string breaks;
     for (size_t i = 0; i < length; ++i) {
       if (src_[pos_] == '\n') {
+        if (i > 0 && src_[pos_ - 1] == '\\') breaks += '\\';
+        breaks += '\n';
         ++inLine_;
         inCol_ = 1;
       } else {
@@ -171,7 +176,7 @@ class Rewriter {
       }
       ++pos_;
     }
-    for (unsigned i = 0; i < newlines; ++i) emit('\n');
+    for (char c : breaks) emit(c);
   }
 
   void warn(unsigned line, unsigned column, std::string message) {
@@ -253,7 +258,12 @@ class Rewriter {
           }
           ++p;
         }
-        a.args = src_.substr(argStart, p - argStart);
+        // Line breaks inside the arguments (backslash-continued or not) are re-emitted after the
+        // replacement by replace(); here they become spaces.
+        for (size_t i = argStart; i < p; ++i) {
+          if (src_[i] == '\\' && i + 1 < p && src_[i + 1] == '\n') continue;
+          a.args += src_[i] == '\n' ? ' ' : src_[i];
+        }
         a.hasArgs = true;
       }
       attrs.push_back(a);

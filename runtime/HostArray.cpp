@@ -23,6 +23,7 @@ constexpr DTypeRow kDTypes[] = {
     {DType::Int64, "int64", 8, "<i8"},     {DType::UInt8, "uint8", 1, "|u1"},
     {DType::UInt16, "uint16", 2, "<u2"},   {DType::UInt32, "uint32", 4, "<u4"},
     {DType::UInt64, "uint64", 8, "<u8"},   {DType::Bool, "bool", 1, "|b1"},
+    {DType::Float64, "float64", 8, "<f8"}, {DType::Complex64, "complex64", 8, "<c8"},
 };
 const DTypeRow& row(DType t) {
   for (auto& r : kDTypes)
@@ -58,7 +59,10 @@ uint16_t floatToBfloat(float f) {
 
 const char* dtypeName(DType t) { return row(t).name; }
 unsigned dtypeSize(DType t) { return row(t).size; }
-bool isFloating(DType t) { return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16; }
+bool isFloating(DType t) {
+  return t == DType::Float32 || t == DType::Float16 || t == DType::BFloat16 || t == DType::Float64 ||
+         t == DType::Complex64;
+}
 
 bool parseDType(const std::string& name, DType& out) {
   for (auto& r : kDTypes)
@@ -94,6 +98,8 @@ double HostArray::valueAt(uint64_t i) const {
     case DType::UInt32: return load(uint32_t());
     case DType::UInt64: return double(load(uint64_t()));
     case DType::Bool: return load(uint8_t()) != 0;
+    case DType::Float64: return load(double());
+    case DType::Complex64: return load(float());
   }
   return 0;
 }
@@ -114,6 +120,12 @@ void HostArray::setValue(uint64_t i, double value) {
     case DType::UInt32: store(uint32_t(int64_t(value))); break;
     case DType::UInt64: store(uint64_t(value)); break;
     case DType::Bool: store(uint8_t(value != 0)); break;
+    case DType::Float64: store(value); break;
+    case DType::Complex64: {
+      float parts[2] = {float(value), 0.0f};
+      std::memcpy(p, parts, 8);
+      break;
+    }
   }
 }
 

@@ -14,7 +14,11 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class DType { Float32, Float16, BFloat16, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Bool };
+enum class DType {
+  Float32, Float16, BFloat16, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Bool,
+  Float64,    // MLX has it; Metal does not (kernels using it do not compile on a GPU)
+  Complex64,  // two float32, real first (MLX's complex64_t)
+};
 
 const char* dtypeName(DType t);                  // "float32", ...
 bool parseDType(const std::string& name, DType& out);
@@ -28,7 +32,7 @@ struct HostArray {
   std::vector<uint8_t> bytes;
 
   uint64_t count() const { return bytes.size() / dtypeSize(dtype); }
-  double valueAt(uint64_t i) const;                 // element i converted to double
+  double valueAt(uint64_t i) const;                 // element i converted to double (complex: real part)
   void setValue(uint64_t i, double value);          // rounded to the dtype (half/bfloat: nearest even)
   static HostArray filled(DType dtype, uint64_t count, double value);
 };

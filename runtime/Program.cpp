@@ -1,5 +1,6 @@
 #include "Program.h"
 
+#include <cctype>
 #include <chrono>
 #include <fstream>
 #include <mutex>
@@ -53,9 +54,10 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   // Compilation is cached for the life of the process, keyed by everything that affects it.
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Program>> cache;
-  std::string key = path + '\0' + source + '\0' + (options.fastMath ? "fast" : "");
-  for (auto& i : options.includeDirs) key += "\0I" + i;
-  for (auto& d : options.defines) key += "\0D" + d;
+  std::string key = path + '\0' + source + '\0' + (options.fastMath ? "fast" : "safe");
+  for (auto& i : options.includeDirs) key += std::string("\0I", 2) + i;
+  for (auto& d : options.defines) key += std::string("\0D", 2) + d;
+  for (auto& h : options.preincludes) key += std::string("\0P", 2) + h;
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
 
@@ -114,8 +116,9 @@ bool dtypeMatchesElementType(DType dtype, const std::string& mslType) {
   if (t.rfind("atomic<", 0) == 0 && t.back() == '>') t = t.substr(7, t.size() - 8);
   if (t.rfind("atomic_", 0) == 0) t = t.substr(7);
   if (t.rfind("packed_", 0) == 0) t = t.substr(7);
-  while (!t.empty() && (t.back() == '2' || t.back() == '3' || t.back() == '4') &&
-         t.find_first_of("0123456789") != t.size() - 1 - 0 && t != "int32_t")
+  // A vector type names its element type followed by 2, 3 or 4 (float4, ushort2); int32_t does not.
+  if (t.size() > 1 && (t.back() == '2' || t.back() == '3' || t.back() == '4') &&
+      std::isalpha(static_cast<unsigned char>(t[t.size() - 2])))
     t.pop_back();
   static const std::multimap<DType, std::string> kNames = {
       {DType::Float32, "float"},     {DType::Float16, "half"},       {DType::Float16, "_Float16"},
@@ -129,7 +132,9 @@ bool dtypeMatchesElementType(DType dtype, const std::string& mslType) {
       {DType::UInt32, "uint32_t"},   {DType::UInt32, "unsigned int"}, {DType::UInt64, "ulong"},
       {DType::UInt64, "uint64_t"},   {DType::UInt64, "unsigned long"}, {DType::UInt64, "size_t"},
       {DType::Bool, "bool"},         {DType::Int8, "bool"},          {DType::UInt8, "bool"},
-      {DType::Int64, "long long"},   {DType::UInt64, "unsigned long long"}};
+      {DType::Int64, "long long"},   {DType::UInt64, "unsigned long long"},
+      {DType::Float64, "double"},    {DType::Complex64, "complex64_t"},
+      {DType::Complex64, "complex_t<float>"}};
   bool knownType = false;
   for (auto& [d, name] : kNames)
     if (name == t) {
@@ -141,7 +146,12 @@ bool dtypeMatchesElementType(DType dtype, const std::string& mslType) {
 }
 
 void Launch::bindBuffer(unsigned index, HostArray& array, const std::string& origin) {
-  buffers_[index] = {&array, origin};
+  buffers_[index] = {&array, nullptr, 0, array.dtype, origin};
+}
+
+void Launch::bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype,
+                        const std::string& origin) {
+  buffers_[index] = {nullptr, address, bytes, dtype, origin};
 }
 
 void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }
@@ -176,19 +186,25 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, dou
     if (a.role == ArgumentRole::Buffer) {
       auto it = buffers_.find(a.binding);
       if (it == buffers_.end()) throw UsageError(argLabel(a) + " is not bound");
-      HostArray& array = *it->second.array;
-      if (!dtypeMatchesElementType(array.dtype, a.pointeeType))
-        throw UsageError(argLabel(a) + ": " + it->second.origin + " holds " + dtypeName(array.dtype) +
+      Binding& binding = it->second;
+      if (binding.array) {
+        HostArray& array = *binding.array;
+        if (array.dtype == DType::UInt16 && (a.pointeeType == "bfloat" || a.pointeeType == "bfloat16_t"))
+          array.dtype = DType::BFloat16;  // .npy stores bfloat16 as <u2 bit patterns
+        // A kernel may be handed an empty buffer; give it a valid address all the same.
+        if (array.bytes.capacity() == 0) array.bytes.reserve(16);
+        binding.address = array.bytes.data();
+        binding.bytes = array.bytes.size();
+        binding.dtype = array.dtype;
+      }
+      if (!dtypeMatchesElementType(binding.dtype, a.pointeeType))
+        throw UsageError(argLabel(a) + ": " + binding.origin + " holds " + dtypeName(binding.dtype) +
                          " data, which does not match element type '" + a.pointeeType + "'");
-      if (array.dtype == DType::UInt16 && (a.pointeeType == "bfloat" || a.pointeeType == "bfloat16_t"))
-        array.dtype = DType::BFloat16;  // .npy stores bfloat16 as <u2 bit patterns
-      if (a.pointeeSize && array.bytes.size() < a.pointeeSize)
-        throw UsageError(argLabel(a) + ": " + it->second.origin + " has " +
-                         std::to_string(array.bytes.size()) + " bytes, less than one '" +
-                         a.pointeeType + "' (" + std::to_string(a.pointeeSize) + " bytes)");
-      // A kernel may be handed an empty buffer; give it a valid address all the same.
-      if (array.bytes.capacity() == 0) array.bytes.reserve(16);
-      bound.buffer = array.bytes.data();
+      if (a.pointeeSize && binding.bytes < a.pointeeSize)
+        throw UsageError(argLabel(a) + ": " + binding.origin + " has " + std::to_string(binding.bytes) +
+                         " bytes, less than one '" + a.pointeeType + "' (" +
+                         std::to_string(a.pointeeSize) + " bytes)");
+      bound.buffer = binding.address;
     } else if (a.role == ArgumentRole::ThreadgroupMemory) {
       auto it = threadgroupMemory_.find(a.binding);
       if (it == threadgroupMemory_.end() || it->second == 0)

@@ -58,6 +58,8 @@ class Launch {
   // Binds `array` (whose bytes the kernel reads and writes in place) to [[buffer(index)]]. `origin`
   // names where the data came from, for error messages (a file name or a spec).
   void bindBuffer(unsigned index, HostArray& array, const std::string& origin);
+  // Binds `bytes` bytes of `dtype` elements at `address` (which must outlive the run).
+  void bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype, const std::string& origin);
   void setThreadgroupMemory(unsigned index, uint64_t bytes);
 
   // Checks the bindings against the kernel's arguments (throws UsageError naming the argument at
@@ -67,7 +69,10 @@ class Launch {
 
  private:
   struct Binding {
-    HostArray* array;
+    HostArray* array;  // when bound from a HostArray (its dtype may be reinterpreted), else null
+    void* address;
+    uint64_t bytes;
+    DType dtype;
     std::string origin;
   };
   const ExecutableKernel& kernel_;

@@ -67,3 +67,9 @@ TEST(SourceRewriter, ColumnsMapBackToTheOriginalText) {
   // Columns before any edit are unchanged.
   EXPECT_EQ(r.columns.originalColumn(1, 3), 3u);
 }
+
+TEST(SourceRewriter, AttributeListsInContinuedMacroLinesKeepTheContinuation) {
+  std::string src = "#define inst(n, f) template [[host_name(n)]] [[kernel]] \\\n  decltype(f) f;\nx";
+  auto r = rewriteMslSource(src);
+  EXPECT_EQ(r.text, "#define inst(n, f) template __attribute__((msl_host_name(n))) __attribute__((msl_kernel)) \\\n  decltype(f) f;\nx");
+}

@@ -90,7 +90,7 @@ template <class T> struct remove_extent<T[]> { typedef T type; };
 template <class T, size_t N> struct remove_extent<T[N]> { typedef T type; };
 template <class T> using remove_extent_t = typename remove_extent<T>::type;
 template <class T> struct type_identity { typedef T type; };
-template <class T> using type_identity_t = T;
+template <class T> using type_identity_t = typename type_identity<T>::type;
 template <class T> T&& declval() noexcept;
 
 class bfloat;
