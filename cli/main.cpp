@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <map>
 
+#include "MlxSpecFile.h"
 #include "Program.h"
 #include "SuiteCase.h"
 
@@ -62,10 +63,46 @@ struct RunOptions {
   double timeout = 60;
   unsigned repeat = 1;
   bool timing = false;
+  bool printSource = false;
 };
 
+// `mslsim run SPEC.json`: an MLX-style kernel (body + names) described in JSON.
+int runSpecCommand(const RunOptions& o) {
+  auto spec = mlx::loadSpecFile(o.file);
+  mlx::MetalKernel kernel(spec->kernel);
+  spec->call.timeoutSeconds = o.timeout;
+  if (o.printSource) {
+    fmt::print("{}", kernel.generate(spec->call).source);
+    return 0;
+  }
+  try {
+    for (auto& note : kernel.generate(spec->call).notes) fmt::print(stderr, "mslsim: note: {}\n", note);
+    auto start = std::chrono::steady_clock::now();
+    std::vector<HostArray> outputs = kernel(spec->call);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (spec->outputPaths.size() > outputs.size())
+      throw UsageError(fmt::format("'outputs' names {} files but the kernel has {} outputs",
+                                   spec->outputPaths.size(), outputs.size()));
+    for (size_t i = 0; i < spec->outputPaths.size(); ++i) writeNpy(spec->outputPaths[i], outputs[i]);
+    if (o.timing) fmt::print(stderr, "timing: compile_and_dispatch_ms={:.3f}\n", ms);
+  } catch (const mlx::KernelError& e) {
+    fmt::print(stderr, "{}", e.what());
+    return kExitFinding;
+  } catch (const std::invalid_argument& e) {  // MLX's ValueError
+    fmt::print(stderr, "mslsim: {}\n", e.what());
+    return kExitUsage;
+  } catch (const mlx::RuntimeError& e) {
+    fmt::print(stderr, "mslsim: {}\n", e.what());
+    return kExitUsage;
+  }
+  return 0;
+}
+
 int runCommand(const RunOptions& o) {
-  CompileOptions options{o.includes, o.defines, false};
+  if (o.file.size() > 5 && o.file.compare(o.file.size() - 5, 5, ".json") == 0) return runSpecCommand(o);
+  if (o.kernel.empty() || o.grid.empty() || o.threadgroup.empty())
+    throw UsageError("run " + o.file + ": --kernel, --grid and --threadgroup are required for a .metal file");
+  CompileOptions options{o.includes, o.defines, false, {}};
   auto program = Program::compileFile(o.file, options);
   printWarnings(*program);
   const ExecutableKernel& kernel = program->kernel(o.kernel);
@@ -135,7 +172,7 @@ const char* spaceName(AddressSpace s) {
 
 int compileCommand(const std::string& file, const std::vector<std::string>& includes,
                    const std::vector<std::string>& defines, bool emitLlvm) {
-  CompileOptions options{includes, defines, false};
+  CompileOptions options{includes, defines, false, {}};
   if (emitLlvm) {
     std::string source;
     {
@@ -209,11 +246,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   RunOptions run;
-  auto* runCmd = app.add_subcommand("run", "compile a .metal file and dispatch one kernel");
-  runCmd->add_option("file", run.file, "the .metal file")->required();
-  runCmd->add_option("--kernel", run.kernel, "kernel (host) name")->required();
-  runCmd->add_option("--grid", run.grid, "X[,Y[,Z]]: threads (or threadgroups with --dispatch threadgroups)")->required();
-  runCmd->add_option("--threadgroup", run.threadgroup, "X[,Y[,Z]] threads per threadgroup")->required();
+  auto* runCmd = app.add_subcommand("run", "compile a .metal file and dispatch one kernel, or run an MLX-style SPEC.json");
+  runCmd->add_option("file", run.file, "the .metal file, or an MLX-style kernel SPEC.json")->required();
+  runCmd->add_option("--kernel", run.kernel, "kernel (host) name (required for .metal)");
+  runCmd->add_option("--grid", run.grid, "X[,Y[,Z]]: threads (or threadgroups with --dispatch threadgroups)");
+  runCmd->add_option("--threadgroup", run.threadgroup, "X[,Y[,Z]] threads per threadgroup");
+  runCmd->add_flag("--print-source", run.printSource, "SPEC.json: print the source MLX would generate, and stop");
   runCmd->add_option("--dispatch", run.dispatch, "threads (default: grid counts threads) | threadgroups");
   runCmd->add_option("--buffer", run.buffers,
                      "INDEX=SPEC with SPEC path.npy | zeros:DTYPE:COUNT | fill:DTYPE:COUNT:VALUE | "

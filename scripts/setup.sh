@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake ninja-build ccache g++ python3 python3-numpy
+  cmake ninja-build ccache g++ python3 python3-numpy python3-dev python3-pytest pybind11-dev
   llvm-16-dev libclang-16-dev clang-16
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libboost-context-dev
 )

@@ -133,6 +133,52 @@ class Cli(unittest.TestCase):
         p = self.mslsim("compile", main, "-I", inc)
         self.assertFails(p, 2, "helpers.h:3:", "undeclared identifier 'SCALE'")
 
+    def write_spec(self, name, spec):
+        import json
+        path = self.path(name)
+        with open(path, "w") as f:
+            json.dump(spec, f)
+        return path
+
+    def myexp_spec(self, **extra):
+        a = np.linspace(-2, 2, 64, dtype=np.float16).reshape(4, 16)
+        np.save(self.path("a16.npy"), a)
+        spec = {"name": "myexp", "input_names": ["inp"], "output_names": ["out"],
+                "source": "\n    uint elem = thread_position_in_grid.x;\n    T tmp = inp[elem];\n"
+                          "    out[elem] = metal::exp(tmp);\n",
+                "template": [["T", "float32"]], "grid": [64, 1, 1], "threadgroup": [256, 1, 1],
+                "inputs": ["a16.npy"], "output_shapes": [[4, 16]], "output_dtypes": ["float16"],
+                "outputs": ["myexp_out.npy"]}
+        spec.update(extra)
+        return a, self.write_spec("myexp.json", spec)
+
+    def test_mlx_spec_runs_the_docs_exp_kernel(self):
+        a, spec = self.myexp_spec()
+        p = self.mslsim("run", spec)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = np.load(self.path("myexp_out.npy"))
+        self.assertEqual(out.dtype, np.float16)
+        np.testing.assert_allclose(out.astype(np.float32), np.exp(a.astype(np.float32)), rtol=1e-3)
+
+    def test_mlx_spec_print_source_is_mlxs_text(self):
+        _, spec = self.myexp_spec()
+        p = self.mslsim("run", spec, "--print-source")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.splitlines()[1],
+                         "[[kernel]] void custom_kernel_myexp__float_float16_t_float16_t(")
+
+    def test_mlx_spec_errors_use_mlxs_words(self):
+        _, spec = self.myexp_spec(output_dtypes=[])
+        p = self.mslsim("run", spec)
+        self.assertFails(p, 2, "[metal_kernel] Expected `output_dtypes` to have size 1 but got size 0.")
+        _, spec = self.myexp_spec(source="out[0] = nope;")
+        p = self.mslsim("run", spec)
+        self.assertFails(p, 2, "[metal::Device] Unable to build metal library from source",
+                         "source:1:10: error: use of undeclared identifier 'nope'")
+        _, spec = self.myexp_spec(inputs=[{"scalar": "x"}])
+        p = self.mslsim("run", spec)
+        self.assertFails(p, 2, "inputs[0]: 'scalar' must be a number or a boolean")
+
     def test_unknown_kernel(self):
         p = self.mslsim("run", self.metal, "--kernel", "nope", "--grid", "1", "--threadgroup", "1")
         self.assertFails(p, 2, "no kernel named 'nope'", "scale")
