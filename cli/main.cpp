@@ -64,6 +64,8 @@ struct RunOptions {
   unsigned repeat = 1;
   bool timing = false;
   bool printSource = false;
+  std::string checks = "bounds,sync";
+  bool reportUniformWrites = false;
 };
 
 // `mslsim run SPEC.json`: an MLX-style kernel (body + names) described in JSON.
@@ -103,7 +105,9 @@ int runCommand(const RunOptions& o) {
   if (o.kernel.empty() || o.grid.empty() || o.threadgroup.empty())
     throw UsageError("run " + o.file + ": --kernel, --grid and --threadgroup are required for a .metal file");
   CompileOptions options{o.includes, o.defines, false, {}};
-  auto program = Program::compileFile(o.file, options);
+  CheckSet checks = parseCheckList(o.checks);
+  checks.reportUniformWrites = o.reportUniformWrites;
+  auto program = Program::compileFile(o.file, options, checks.needsInstrumentation());
   printWarnings(*program);
   const ExecutableKernel& kernel = program->kernel(o.kernel);
   Size3 grid = parseSize3(o.grid, "--grid"), threadgroup = parseSize3(o.threadgroup, "--threadgroup");
@@ -145,7 +149,7 @@ int runCommand(const RunOptions& o) {
     if (r > 0)
       for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
     result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
-                        grid, threadgroup, o.timeout);
+                        grid, threadgroup, o.timeout, 0, checks);
     times.push_back(result.milliseconds);
     if (result.hasErrors()) break;
   }
@@ -223,11 +227,11 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
   return 0;
 }
 
-int suiteCommand(const std::vector<std::string>& cases, const std::string& dataDir) {
+int suiteCommand(const std::vector<std::string>& cases, const std::string& dataDir, const std::string& checks) {
   unsigned passed = 0;
   auto start = std::chrono::steady_clock::now();
   for (auto& c : cases) {
-    CaseOutcome o = runCase(c, dataDir);
+    CaseOutcome o = runCase(c, dataDir, checks);
     fmt::print("{} {:<28} {:<26} {:<40} {:>9.1f} ms  {}\n", o.passed ? "PASS" : "FAIL", o.name,
                o.kernel, o.dispatch, o.runMs, o.check);
     for (auto& d : o.details) fmt::print("     {}\n", d);
@@ -251,6 +255,10 @@ int main(int argc, char** argv) {
   runCmd->add_option("--kernel", run.kernel, "kernel (host) name (required for .metal)");
   runCmd->add_option("--grid", run.grid, "X[,Y[,Z]]: threads (or threadgroups with --dispatch threadgroups)");
   runCmd->add_option("--threadgroup", run.threadgroup, "X[,Y[,Z]] threads per threadgroup");
+  runCmd->add_option("--check", run.checks,
+                     "checks: races,bounds,uninit,sync,simd | all | none (default bounds,sync)");
+  runCmd->add_flag("--report-uniform-writes", run.reportUniformWrites,
+                   "also report write-write races that store the same value");
   runCmd->add_flag("--print-source", run.printSource, "SPEC.json: print the source MLX would generate, and stop");
   runCmd->add_option("--dispatch", run.dispatch, "threads (default: grid counts threads) | threadgroups");
   runCmd->add_option("--buffer", run.buffers,
@@ -277,6 +285,8 @@ int main(int argc, char** argv) {
   std::string dataDir;
   auto* suiteCmd = app.add_subcommand("suite", "run kernel test cases (case.json) and compare with their references");
   suiteCmd->add_option("cases", cases, "case.json files")->required();
+  std::string suiteChecks;
+  suiteCmd->add_option("--check", suiteChecks, "override the cases' checks (e.g. all)");
   suiteCmd->add_option("--data", dataDir, "directory with the cases' .npy files (default: each case's directory)");
 
   try {
@@ -288,7 +298,7 @@ int main(int argc, char** argv) {
   try {
     if (*runCmd) return runCommand(run);
     if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, emitLlvm);
-    if (*suiteCmd) return suiteCommand(cases, dataDir);
+    if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks);
   } catch (const CompileFailed& e) {
     for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));
     return kExitUsage;

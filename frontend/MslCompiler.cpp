@@ -109,6 +109,13 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
     virtual_.insert(path);
   }
 
+  // Every user file read so far, as an index for reports.
+  std::shared_ptr<SourceIndex> index() const {
+    auto index = std::make_shared<SourceIndex>();
+    for (auto& [path, f] : files_) index->add(path, f.original, f.rewritten.columns);
+    return index;
+  }
+
   const RewrittenFile* find(const std::string& path) const {
     auto it = files_.find(path);
     return it == files_.end() ? nullptr : &it->second;
@@ -737,6 +744,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
                           "-mreassociate", "-freciprocal-math", "-ffp-contract=fast"})
       args.push_back(a);
   }
+  if (options.lineTables) {
+    args.push_back("-debug-info-kind=line-tables-only");
+    args.push_back("-dwarf-version=5");
+  }
   for (auto& header : options.preincludes) {
     args.push_back("-include");
     args.push_back(std::string(kHeaderRoot) + "/" + header);
@@ -780,6 +791,7 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
   result.program.kernels = std::move(kernels);
   result.program.module = std::move(module);
   result.program.context = std::move(context);
+  result.program.sources = fs->index();
   return result;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "KernelInfo.h"
+#include "SourceIndex.h"
 
 namespace llvm {
 class LLVMContext;
@@ -34,12 +35,15 @@ struct CompileOptions {
   bool fastMath = false;                 // defines __FAST_MATH__ and allows reassociation
   // Embedded headers included before the source, e.g. "__mslsim/mlx_preamble.h" (MLX kernels).
   std::vector<std::string> preincludes;
+  // Emit line tables (file, line, column per instruction), for checkers' reports.
+  bool lineTables = false;
 };
 
 struct CompiledProgram {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   std::vector<KernelInfo> kernels;
+  std::shared_ptr<const SourceIndex> sources;  // the user files this program was compiled from
   CompiledProgram();
   CompiledProgram(CompiledProgram&&) noexcept;
   CompiledProgram& operator=(CompiledProgram&&) noexcept;

@@ -43,14 +43,34 @@ std::string lineOf(const std::string& text, unsigned line) {
 CompileFailed::CompileFailed(std::string path, std::vector<Diagnostic> diagnostics)
     : UsageError(joinDiagnostics(path, diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
+CheckSet parseCheckList(const std::string& list) {
+  if (list == "all") return CheckSet::all();
+  CheckSet set = CheckSet::none();
+  if (list == "none") return set;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "races") set.races = true;
+    else if (item == "bounds") set.bounds = true;
+    else if (item == "uninit") set.uninit = true;
+    else if (item == "sync") set.sync = true;
+    else if (item == "simd") set.simd = true;
+    else if (item == "all") set = CheckSet::all();
+    else throw UsageError("--check: unknown check '" + item + "' (races, bounds, uninit, sync, simd, all, none)");
+  }
+  return set;
+}
+
 std::shared_ptr<const Program> Program::compileFile(const std::string& path,
-                                                    const CompileOptions& options) {
-  return compileSource(path, readFile(path), options);
+                                                    const CompileOptions& options, bool checked) {
+  return compileSource(path, readFile(path), options, checked);
 }
 
 std::shared_ptr<const Program> Program::compileSource(const std::string& path,
                                                       const std::string& source,
-                                                      const CompileOptions& options) {
+                                                      const CompileOptions& baseOptions, bool checked) {
+  CompileOptions options = baseOptions;
+  options.lineTables = options.lineTables || checked;
   // Compilation is cached for the life of the process, keyed by everything that affects it.
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Program>> cache;
@@ -58,17 +78,20 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   for (auto& i : options.includeDirs) key += std::string("\0I", 2) + i;
   for (auto& d : options.defines) key += std::string("\0D", 2) + d;
   for (auto& h : options.preincludes) key += std::string("\0P", 2) + h;
+  key += checked ? "\1checked" : "\1fast";
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
 
   auto start = std::chrono::steady_clock::now();
   CompileResult compiled = compileMsl(path, source, options);
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
-  JitResult jit = jitCompile(std::move(compiled.program));
+  auto sources = compiled.program.sources;
+  JitResult jit = jitCompile(std::move(compiled.program), checked);
   if (!jit.ok) throw UsageError(path + ": " + jit.error);
   auto program = std::make_shared<Program>();
   program->path_ = path;
   program->source_ = source;
+  program->sources_ = sources;
   program->kernels_ = std::move(jit.kernels);
   for (auto& d : compiled.diagnostics)
     if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
@@ -88,14 +111,12 @@ const ExecutableKernel& Program::kernel(const std::string& name) const {
 }
 
 std::string Program::describe(const SourcePosition& where) const {
-  if (where.file.empty()) return "";
-  std::string line;
-  if (where.file == path_ || (path_.size() <= where.file.size() &&
-                              where.file.compare(where.file.size() - path_.size(), path_.size(), path_) == 0))
-    line = lineOf(source_, where.line);
+  if (where.file.empty()) return "(unknown location)";
+  std::string line = sources_ ? sources_->line(where.file, where.line) : "";
+  if (line.empty() && where.file == path_) line = lineOf(source_, where.line);
   std::string text = where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
   if (!line.empty()) {
-    text += "\n    " + line + "\n    ";
+    text += "\n      " + line + "\n      ";
     for (unsigned i = 1; i < where.column && i <= line.size(); ++i) text += line[i - 1] == '\t' ? '\t' : ' ';
     text += "^";
   }
@@ -105,7 +126,18 @@ std::string Program::describe(const SourcePosition& where) const {
 std::string Program::formatFinding(const Finding& f) const {
   std::string text = std::string(f.severity == Finding::Severity::Error ? "error" : "warning") + " [" +
                      f.kind + "]: " + f.message;
-  for (auto& where : f.locations) text += "\n  at " + describe(where);
+  if (f.count > 1) text += " (" + std::to_string(f.count) + " times)";
+  auto coords = [](Size3 s) {
+    return "(" + std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]) + ")";
+  };
+  if (!f.accesses.empty()) {
+    for (auto& a : f.accesses)
+      text += "\n  " + a.op + " by thread " + coords(a.thread) + " (lane " + std::to_string(a.lane) +
+              ") of threadgroup " + coords(a.threadgroup) + " at " + describe(a.where);
+  } else {
+    for (auto& where : f.locations) text += "\n  at " + describe(where);
+  }
+  if (!f.hint.empty()) text += "\n  hint: " + f.hint;
   return text;
 }
 
@@ -150,14 +182,15 @@ void Launch::bindBuffer(unsigned index, HostArray& array, const std::string& ori
 }
 
 void Launch::bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype,
-                        const std::string& origin) {
-  buffers_[index] = {nullptr, address, bytes, dtype, origin};
+                        const std::string& origin, const void* regionBegin, uint64_t regionBytes,
+                        bool uninitialized) {
+  buffers_[index] = {nullptr, address, bytes, dtype, origin, regionBegin, regionBytes, uninitialized};
 }
 
 void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }
 
 DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds,
-                           unsigned workers) {
+                           unsigned workers, CheckSet checks) {
   const KernelInfo& info = kernel_.info;
   auto argLabel = [&](const ArgumentInfo& a) {
     return std::string(a.role == ArgumentRole::Buffer ? "buffer " : "threadgroup memory ") +
@@ -180,6 +213,7 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, dou
   request.threadgroup = threadgroup;
   request.timeoutSeconds = timeoutSeconds;
   request.workers = workers;
+  request.checks = checks;
   request.arguments.resize(info.arguments.size());
   for (const ArgumentInfo& a : info.arguments) {
     BoundArgument& bound = request.arguments[a.position];
@@ -205,6 +239,9 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, dou
                          " bytes, less than one '" + a.pointeeType + "' (" +
                          std::to_string(a.pointeeSize) + " bytes)");
       bound.buffer = binding.address;
+      bound.regionBegin = binding.regionBegin ? binding.regionBegin : binding.address;
+      bound.regionBytes = binding.regionBegin ? binding.regionBytes : binding.bytes;
+      bound.uninitialized = binding.uninitialized;
     } else if (a.role == ArgumentRole::ThreadgroupMemory) {
       auto it = threadgroupMemory_.find(a.binding);
       if (it == threadgroupMemory_.end() || it->second == 0)

@@ -23,14 +23,21 @@ class CompileFailed : public UsageError {
   std::vector<Diagnostic> diagnostics_;
 };
 
+// Parses `--check` lists: "races,bounds,uninit,sync,simd", "all", "none" (throws UsageError).
+CheckSet parseCheckList(const std::string& list);
+
 class Program {
  public:
-  // Compiles (or returns the process-wide cached compilation of) `path` with `options`.
+  // Compiles (or returns the process-wide cached compilation of) `path` with `options`. A checked
+  // build carries the memory-access instrumentation that bounds, races and uninit need (and line
+  // tables for their reports); an unchecked one runs at full speed with only sync checks.
   static std::shared_ptr<const Program> compileFile(const std::string& path,
-                                                    const CompileOptions& options = {});
+                                                    const CompileOptions& options = {},
+                                                    bool checked = true);
   static std::shared_ptr<const Program> compileSource(const std::string& path,
                                                       const std::string& source,
-                                                      const CompileOptions& options = {});
+                                                      const CompileOptions& options = {},
+                                                      bool checked = true);
 
   const std::string& path() const { return path_; }
   const std::vector<ExecutableKernel>& kernels() const { return kernels_; }
@@ -45,6 +52,7 @@ class Program {
 
  private:
   std::string path_, source_;
+  std::shared_ptr<const SourceIndex> sources_;
   std::vector<ExecutableKernel> kernels_;
   std::vector<Diagnostic> warnings_;
   double compileMs_ = 0;
@@ -59,13 +67,16 @@ class Launch {
   // names where the data came from, for error messages (a file name or a spec).
   void bindBuffer(unsigned index, HostArray& array, const std::string& origin);
   // Binds `bytes` bytes of `dtype` elements at `address` (which must outlive the run).
-  void bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype, const std::string& origin);
+  // `regionBegin`/`regionBytes` give the whole allocation when it extends before `address` (a view
+  // with negative strides); by default the region is [address, address + bytes).
+  void bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype, const std::string& origin,
+                  const void* regionBegin = nullptr, uint64_t regionBytes = 0, bool uninitialized = false);
   void setThreadgroupMemory(unsigned index, uint64_t bytes);
 
   // Checks the bindings against the kernel's arguments (throws UsageError naming the argument at
   // fault) and runs the grid.
   DispatchResult run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds = 60,
-                     unsigned workers = 0);
+                     unsigned workers = 0, CheckSet checks = CheckSet());
 
  private:
   struct Binding {
@@ -74,6 +85,9 @@ class Launch {
     uint64_t bytes;
     DType dtype;
     std::string origin;
+    const void* regionBegin = nullptr;
+    uint64_t regionBytes = 0;
+    bool uninitialized = false;
   };
   const ExecutableKernel& kernel_;
   std::map<unsigned, Binding> buffers_;

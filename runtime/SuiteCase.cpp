@@ -1,5 +1,6 @@
 #include "SuiteCase.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -44,7 +45,7 @@ std::string number(double v) {
 
 }  // namespace
 
-CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg) {
+CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, const std::string& checkOverride) {
   CaseOutcome outcome;
   std::string caseDir = directoryOf(caseJson);
   outcome.name = baseName(caseDir);
@@ -67,7 +68,8 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg) 
     outcome.dispatch = (mode == "threads" ? "grid " : "threadgroups ") + text(grid) +
                        ", threadgroup " + text(threadgroup);
 
-    auto program = Program::compileFile(source);
+    CheckSet checks = parseCheckList(checkOverride.empty() ? spec.value("checks", "bounds,sync") : checkOverride);
+    auto program = Program::compileFile(source, {}, checks.needsInstrumentation());
     outcome.compileMs = program->compileMilliseconds();
     const ExecutableKernel& kernel = program->kernel(outcome.kernel);
     Launch launch(kernel);
@@ -85,10 +87,51 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg) 
       launch.setThreadgroupMemory(unsigned(std::stoul(key)), value.get<uint64_t>());
 
     DispatchResult result = launch.run(
-        mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup);
+        mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup,
+        spec.value("timeout", 60.0), 0, checks);
     outcome.runMs = result.milliseconds;
     for (auto& f : result.findings) outcome.details.push_back(program->formatFinding(f));
-    if (result.hasErrors()) {
+    // Expected findings (the planted-bug corpus): exactly these kinds at these lines.
+    bool findingsChecked = spec.contains("findings");
+    bool findingsMatch = true;
+    if (findingsChecked) {
+      std::vector<std::string> expected, got;
+      for (auto& e : spec["findings"]) {
+        std::vector<unsigned> lines;
+        for (auto& l : e.value("lines", nlohmann::json::array())) lines.push_back(l.get<unsigned>());
+        std::sort(lines.begin(), lines.end());
+        std::string key = e.value("severity", "error") + " " + e.at("kind").get<std::string>() + " lines";
+        for (auto l : lines) key += " " + std::to_string(l);
+        expected.push_back(key);
+      }
+      for (auto& f : result.findings) {
+        std::vector<unsigned> lines;
+        for (auto& l : f.locations) lines.push_back(l.line);
+        std::sort(lines.begin(), lines.end());
+        std::string key = std::string(f.severity == Finding::Severity::Error ? "error" : "warning") + " " + f.kind + " lines";
+        for (auto l : lines) key += " " + std::to_string(l);
+        got.push_back(key);
+      }
+      std::sort(expected.begin(), expected.end());
+      std::sort(got.begin(), got.end());
+      if (expected != got) {
+        findingsMatch = false;
+        std::string e, g;
+        for (auto& x : expected) e += (e.empty() ? "" : "; ") + x;
+        for (auto& x : got) g += (g.empty() ? "" : "; ") + x;
+        outcome.details.push_back("expected findings: " + (e.empty() ? std::string("none") : e));
+        outcome.details.push_back("reported findings: " + (g.empty() ? std::string("none") : g));
+      }
+      if (!expectations.empty() && result.hasErrors() && findingsMatch) {
+        // A planted bug whose outputs are also checked: the finding is what counts.
+      }
+      if (expectations.empty()) {
+        outcome.passed = findingsMatch;
+        outcome.check = findingsMatch ? std::to_string(result.findings.size()) + " expected finding(s) reported"
+                                      : "findings differ from the expected ones";
+        return outcome;
+      }
+    } else if (result.hasErrors()) {
       outcome.check = "the kernel reported errors";
       return outcome;
     }
@@ -127,9 +170,11 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg) 
       }
       ++compared;
     }
-    outcome.passed = allMatch && compared > 0;
+    outcome.passed = allMatch && compared > 0 && findingsMatch;
     if (compared == 0)
       outcome.check = "nothing to check: the case has no 'expect'";
+    else if (!findingsMatch)
+      outcome.check = "findings differ from the expected ones";
     else if (allMatch)
       outcome.check = std::to_string(compared) + (compared == 1 ? " output matches" : " outputs match") +
                       (worst > 0 ? " (max abs err " + number(worst) + ")" : " exactly");

@@ -20,6 +20,8 @@ struct CaseOutcome {
 
 // Runs the case described by `caseJson`; data files are looked up in `dataDir` (default: the
 // directory of the case file). Never throws: every failure is reported in the outcome.
-CaseOutcome runCase(const std::string& caseJson, const std::string& dataDir = "");
+// `checks`, when not empty, replaces the case's own "checks" (e.g. "all" to look for false positives).
+CaseOutcome runCase(const std::string& caseJson, const std::string& dataDir = "",
+                    const std::string& checks = "");
 
 }  // namespace mslsim

@@ -19,6 +19,7 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include "Hooks.h"
+#include "Observer.h"
 
 namespace mslsim {
 
@@ -229,6 +230,8 @@ class ThreadgroupScheduler {
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
   char* arena() { return arena_.data(); }
   [[noreturn]] void abortCurrentThread();
+  void access(uintptr_t address, uint64_t size, uint32_t site);
+  void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers) { observers_ = std::move(observers); }
 
  private:
   static void fiberMain(transfer_t t);
@@ -239,8 +242,13 @@ class ThreadgroupScheduler {
   bool resolveBarrier(Size3 group);
   std::string describeThread(const SimThread& t, Size3 group) const;
 
+  ThreadIdentity identity(const SimThread& t) const;
+
   DispatchState& dispatch_;
   std::vector<std::unique_ptr<FiberStack>>& stacks_;
+  std::vector<std::unique_ptr<ExecutionObserver>> observers_;
+  Size3 group_{0, 0, 0}, groupSize_{1, 1, 1};
+  uint64_t groupLinear_ = 0;
   std::vector<SimThread> threads_;
   std::vector<char> arena_;
   SimThread* current_ = nullptr;
@@ -255,10 +263,12 @@ class ThreadgroupScheduler {
 thread_local ThreadgroupScheduler* tCurrent = nullptr;
 
 // Shared by the workers of one dispatch.
-class DispatchState {
+class DispatchState : public FindingSink {
  public:
   DispatchState(const DispatchRequest& r)
       : request(r), kernel(*r.kernel), geometry(r.mode, r.grid, r.threadgroup) {}
+  DispatchFacts facts;
+  std::shared_ptr<void> checkState;
 
   const DispatchRequest& request;
   const ExecutableKernel& kernel;
@@ -270,20 +280,37 @@ class DispatchState {
   std::atomic<bool> stop{false};      // an error: take no more threadgroups
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
 
-  void report(Finding f) {
+  void report(Finding f) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    // One report per kind and set of locations: the same bug in many threadgroups is one finding.
-    std::string key = f.kind;
-    for (auto& l : f.locations) key += "|" + l.file + ":" + std::to_string(l.line);
-    if (!reported_.insert(key).second) return;
-    if (f.severity == Finding::Severity::Error) stop = true;
+    // Barrier and SIMD call sites come from __builtin_COLUMN in the compiled text: map them.
+    if (kernel.sources)
+      for (auto& l : f.locations)
+        if (l.column) l = kernel.sources->map(l.file, l.line, l.column);
+    // One finding per kind, memory and pair of source positions: the same bug in many threads,
+    // elements and threadgroups is one finding with a count.
+    // The pair of positions is unordered: a read-write and a write-read race between the same two
+    // statements are the same bug.
+    std::vector<std::string> places;
+    for (auto& l : f.locations) places.push_back(l.file + ":" + std::to_string(l.line) + ":" + std::to_string(l.column));
+    std::sort(places.begin(), places.end());
+    std::string key = f.kind + "|" + f.memory.substr(0, f.memory.find('['));
+    for (auto& p : places) key += "|" + p;
+    auto it = reported_.find(key);
+    if (it != reported_.end()) {
+      ++findings[it->second].count;
+      return;
+    }
+    // Memory errors do not stop the dispatch (a bug is usually hit by many threads and the report
+    // counts them); synchronisation errors do, as the threadgroup cannot go on.
+    if (f.severity == Finding::Severity::Error && f.memory.empty()) stop = true;
+    reported_[key] = findings.size();
     findings.push_back(std::move(f));
   }
   std::vector<Finding> findings;
 
  private:
   std::mutex mutex_;
-  std::set<std::string> reported_;
+  std::map<std::string, size_t> reported_;
 };
 
 constexpr uint32_t kPoisonWord = 0x7FA5A5A5;  // a quiet NaN as float, 0x7FA5A5A5 as int
@@ -335,6 +362,14 @@ void ThreadgroupScheduler::run(Size3 group) {
   tCurrent = this;
   fibers_ = dispatch_.kernel.synchronises;
   current_ = nullptr;
+  group_ = group;
+  groupSize_ = size;
+  groupLinear_ = group[0] + uint64_t(dispatch_.geometry.threadgroupCount()[0]) *
+                                (group[1] + uint64_t(dispatch_.geometry.threadgroupCount()[1]) * group[2]);
+  if (!observers_.empty()) {
+    ThreadIdentity first{group, size, groupLinear_, 0};
+    for (auto& o : observers_) o->threadgroupBegin(first, arena_.data());
+  }
   tFault.armed = true;
   tFault.escape = &escape_;
   if (sigsetjmp(escape_, 0) == 0)
@@ -344,7 +379,51 @@ void ThreadgroupScheduler::run(Size3 group) {
   tFault.armed = false;
   tFault.signal = 0;
   current_ = nullptr;
+  for (auto& o : observers_) o->threadgroupEnd();
   tCurrent = nullptr;
+}
+
+ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
+  return {group_, groupSize_, groupLinear_, t.linear};
+}
+
+void ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t site) {
+  if (observers_.empty() || !current_) return;
+  const DispatchFacts& facts = dispatch_.facts;
+  MemoryAccess a;
+  a.address = address;
+  a.size = size;
+  a.siteIndex = site;
+  a.site = &(*dispatch_.kernel.sites)[site];
+  uintptr_t arena = reinterpret_cast<uintptr_t>(arena_.data());
+  if (address >= arena && address < arena + arena_.size()) {
+    a.target = MemoryAccess::Target::Threadgroup;
+    a.arenaOffset = address - arena;
+    for (auto& v : dispatch_.kernel.threadgroupVariables)
+      if (a.arenaOffset >= v.offset && a.arenaOffset < v.offset + v.size) a.variable = &v;
+    for (auto& r : facts.threadgroupArguments)
+      if (a.arenaOffset >= r.begin && a.arenaOffset < r.end) a.region = &r;
+  } else {
+    for (auto& r : facts.buffers)
+      if (address >= r.begin && address < r.end) {
+        a.target = MemoryAccess::Target::Buffer;
+        a.region = &r;
+        break;
+      }
+    if (a.target == MemoryAccess::Target::Unknown) {
+      // Thread-private memory the IR could not prove private (a pointer into the stack).
+      uintptr_t here = reinterpret_cast<uintptr_t>(&a);
+      if (current_->stack) {
+        uintptr_t top = reinterpret_cast<uintptr_t>(current_->stack->top());
+        if (address < top && address + FiberStack::kSize >= top) a.target = MemoryAccess::Target::Private;
+      } else if (address >= here - (1 << 20) && address < here + (8 << 20)) {
+        a.target = MemoryAccess::Target::Private;
+      }
+    }
+  }
+  if (a.target == MemoryAccess::Target::Private) return;
+  ThreadIdentity who = identity(*current_);
+  for (auto& o : observers_) o->access(who, a);
 }
 
 void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
@@ -507,6 +586,22 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
       t.resultMask = mask;
       t.state = ThreadState::Runnable;
     }
+    if (size == 0)
+      for (auto& o : observers_) o->simdgroupBarrier(first / kSimdWidth);
+    // A SIMD-group function that only some lanes of a full SIMD-group call.
+    if (size > 0 && dispatch_.facts.checks.simd && last - first == kSimdWidth && mask != 0xFFFFFFFFu) {
+      Finding f;
+      f.severity = Finding::Severity::Warning;
+      f.kind = "simd-divergence";
+      f.message = "only " + std::to_string(__builtin_popcount(mask)) + " of the 32 lanes of SIMD-group " +
+                  std::to_string(first / kSimdWidth) +
+                  " take part in this SIMD-group function (the others returned or are in another "
+                  "branch); its result covers only those lanes";
+      f.locations.push_back(site.position());
+      f.accesses.push_back({"simd", site.position(), group_, threads_[first + __builtin_ctz(mask)].local,
+                            uint32_t(__builtin_ctz(mask))});
+      dispatch_.report(std::move(f));
+    }
     resolved = true;
   }
   return resolved;
@@ -540,7 +635,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
     return false;
   }
   const CallSite& site = waiting.begin()->first;
-  if (done > 0) {
+  if (done > 0 && dispatch_.facts.checks.sync) {
     const SimThread* returned = nullptr;
     for (auto& t : threads_)
       if (t.state == ThreadState::Done) {
@@ -555,7 +650,12 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
                           "every thread of the threadgroup to reach it",
                       {site.position()}});
   }
-  for (SimThread* t : waiting.begin()->second) t->state = ThreadState::Runnable;
+  unsigned flags = 0;
+  for (SimThread* t : waiting.begin()->second) {
+    flags |= t->flags;
+    t->state = ThreadState::Runnable;
+  }
+  for (auto& o : observers_) o->threadgroupBarrier(flags);
   return true;
 }
 
@@ -573,6 +673,7 @@ void workerMain(DispatchState& state) {
   AlternateSignalStack signalStack;
   std::vector<std::unique_ptr<FiberStack>> stacks;
   ThreadgroupScheduler scheduler(state, stacks);
+  scheduler.setObservers(makeCheckers(state.facts, state.checkState));
   uint64_t total = state.geometry.totalThreadgroups();
   while (!state.stop && !state.cancelled) {
     uint64_t g = state.nextGroup.fetch_add(1);
@@ -641,10 +742,39 @@ DispatchResult dispatch(const DispatchRequest& request) {
                     std::to_string(kMaxThreadgroupMemoryBytes));
   state.arenaBytes = (offset + 15) / 16 * 16;
 
+  // What the checkers need to know about this dispatch.
+  DispatchFacts& facts = state.facts;
+  facts.kernel = &kernel;
+  facts.geometry = &state.geometry;
+  facts.checks = request.checks;
+  facts.sink = &state;
+  facts.arenaBytes = state.arenaBytes;
+  for (auto& a : kernel.info.arguments) {
+    const BoundArgument& b = request.arguments[a.position];
+    MemoryRegion r;
+    r.argument = &a;
+    if (a.role == ArgumentRole::Buffer) {
+      r.space = a.space == AddressSpace::Constant ? MemoryRegion::Space::Constant : MemoryRegion::Space::Device;
+      r.base = reinterpret_cast<uintptr_t>(b.buffer);
+      r.begin = b.regionBegin ? reinterpret_cast<uintptr_t>(b.regionBegin) : r.base;
+      r.end = r.begin + b.regionBytes;
+      r.readOnly = a.isConst;
+      r.uninitialized = b.uninitialized;
+      facts.buffers.push_back(r);
+    } else if (a.role == ArgumentRole::ThreadgroupMemory) {
+      r.space = MemoryRegion::Space::Threadgroup;
+      r.begin = r.base = state.threadgroupArgOffsets[a.position];
+      r.end = r.begin + b.threadgroupBytes;
+      facts.threadgroupArguments.push_back(r);
+    }
+  }
+
   installFaultHandlers();
   auto start = std::chrono::steady_clock::now();
   uint64_t total = state.geometry.totalThreadgroups();
   unsigned workers = request.workers ? request.workers : std::max(1u, std::thread::hardware_concurrency());
+  // Race and uninitialised-read checks keep state across threadgroups: one worker.
+  if (kernel.instrumented && (request.checks.races || request.checks.uninit)) workers = 1;
   workers = unsigned(std::min<uint64_t>(workers, std::max<uint64_t>(total, 1)));
 
   std::mutex doneMutex;
@@ -698,6 +828,9 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
 }
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->lane() : 0; }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
+void __mslsim_access(void* address, uint64_t size, uint32_t site) {
+  if (tCurrent) tCurrent->access(reinterpret_cast<uintptr_t>(address), size, site);
+}
 void __mslsim_poll(void) {
   if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->abortCurrentThread();
 }
@@ -711,6 +844,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_simd_lane", reinterpret_cast<void*>(&__mslsim_simd_lane)},
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
+      {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},
       {"__mslsim_cancel_flag", reinterpret_cast<void*>(&cancelFlag())},
   };
 }

@@ -16,10 +16,38 @@
 #include <vector>
 
 #include "KernelInfo.h"
+#include "SourceIndex.h"
 
 namespace mslsim {
 
 using EntryFunction = void (*)(void** args);
+
+enum class AccessOp : uint8_t { Load, Store, AtomicRMW, AtomicLoad, AtomicStore };
+inline bool isWrite(AccessOp op) { return op == AccessOp::Store || op == AccessOp::AtomicRMW || op == AccessOp::AtomicStore; }
+inline bool isAtomic(AccessOp op) { return op >= AccessOp::AtomicRMW; }
+const char* accessOpName(AccessOp op);  // "read", "write", "atomic", ...
+
+// One instrumented memory access in the kernel's code (checked runs only).
+struct AccessSite {
+  AccessOp op = AccessOp::Load;
+  SourcePosition where;          // the user's file:line:column
+  int param = -1;                // the pointer derives from this kernel parameter, if known
+  int64_t threadgroupOffset = -1;  // or from this offset in the threadgroup arena, if known
+};
+
+struct ThreadgroupVariable {
+  std::string name;
+  uint64_t offset = 0, size = 0;  // in the threadgroup arena
+};
+
+// Which checks a dispatch runs (`--check races,bounds,uninit,sync,simd`).
+struct CheckSet {
+  bool races = false, bounds = true, uninit = false, sync = true, simd = false;
+  bool reportUniformWrites = false;
+  bool needsInstrumentation() const { return races || bounds || uninit; }
+  static CheckSet none() { return {false, false, false, false, false, false}; }
+  static CheckSet all() { return {true, true, true, true, true, false}; }
+};
 
 // A kernel ready to run: what the front end described and what the JIT produced.
 struct ExecutableKernel {
@@ -28,6 +56,11 @@ struct ExecutableKernel {
   uint64_t staticThreadgroupBytes = 0;  // `threadgroup` variables declared in the kernel
   bool synchronises = true;             // calls barriers or SIMD-group functions
   std::shared_ptr<void> owner;          // keeps the JIT'd code alive
+  // Checked builds: the instrumented access sites, the threadgroup variables, the user's files.
+  bool instrumented = false;
+  std::shared_ptr<const std::vector<AccessSite>> sites;
+  std::vector<ThreadgroupVariable> threadgroupVariables;
+  std::shared_ptr<const SourceIndex> sources;
 };
 
 using Size3 = std::array<uint32_t, 3>;
@@ -66,17 +99,38 @@ class DispatchGeometry {
   Size3 tg_, groups_, threadsPerGrid_;
 };
 
+// One side of a finding: who did what where.
+struct AccessRecord {
+  std::string op;        // "read", "write", "atomic", "barrier", "simd_sum", ...
+  SourcePosition where;  // the user's file:line:column
+  Size3 threadgroup{0, 0, 0};
+  Size3 thread{0, 0, 0};  // thread_position_in_threadgroup
+  uint32_t lane = 0;      // thread_index_in_simdgroup
+};
+
 struct Finding {
   enum class Severity { Warning, Error };
   Severity severity = Severity::Error;
-  std::string kind;  // "barrier-divergence", "timeout", "simd-size-mismatch", ...
+  std::string kind;  // "data-race", "out-of-bounds", "barrier-divergence", "timeout", ...
   std::string message;
   std::vector<SourcePosition> locations;  // the source lines involved
+  // Memory findings: where, and the accesses involved (the first occurrence).
+  std::string memorySpace;  // "threadgroup", "device", "constant"
+  std::string memory;       // "threadgroup variable 'tile'[17]", "buffer 1 (argument 'out')[1000]"
+  std::string hazard;       // races: "read-write", "write-read", "write-write"
+  std::vector<AccessRecord> accesses;
+  std::string hint;
+  uint64_t count = 1;       // occurrences folded into this finding
 };
 
 // One argument binding, by parameter position (ArgumentInfo::position).
 struct BoundArgument {
   void* buffer = nullptr;             // Buffer role: the device address
+  // The allocation behind `buffer` (for bounds checks): it may start before `buffer` (a view with
+  // negative strides) and ends at regionBegin + regionBytes.
+  const void* regionBegin = nullptr;
+  uint64_t regionBytes = 0;
+  bool uninitialized = false;         // the host never wrote it (MLX outputs without init_value)
   uint64_t threadgroupBytes = 0;      // ThreadgroupMemory role: size requested at dispatch
 };
 
@@ -88,6 +142,7 @@ struct DispatchRequest {
   std::vector<BoundArgument> arguments;  // one per kernel parameter
   double timeoutSeconds = 60;
   unsigned workers = 0;  // 0: one per core
+  CheckSet checks;       // only what the kernel was instrumented for can run
 };
 
 struct DispatchResult {

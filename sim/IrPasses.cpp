@@ -7,6 +7,10 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Module.h>
 
 #include <set>
@@ -61,6 +65,13 @@ void expandConstantExpressionUsers(llvm::Constant* c) {
   }
 }
 
+// "_ZZ4gemmPKfE4Asub" (a function-scope static) -> "Asub".
+std::string variableName(const std::string& mangled) {
+  std::string demangled = llvm::demangle(mangled);
+  size_t colons = demangled.rfind("::");
+  return colons == std::string::npos ? demangled : demangled.substr(colons + 2);
+}
+
 std::set<llvm::Function*> reachableFunctions(llvm::Function* root) {
   std::set<llvm::Function*> seen{root};
   std::vector<llvm::Function*> work{root};
@@ -78,15 +89,15 @@ std::set<llvm::Function*> reachableFunctions(llvm::Function* root) {
 
 }  // namespace
 
-std::map<std::string, uint64_t> lowerThreadgroupMemory(llvm::Module& module,
-                                                       const std::string& entryPrefix) {
-  std::map<std::string, uint64_t> bytesPerEntry;
+std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& module,
+                                                                const std::string& entryPrefix) {
+  std::map<std::string, ThreadgroupLayout> bytesPerEntry;
   std::vector<llvm::GlobalVariable*> variables = takeAnnotatedGlobals(module, "msl_threadgroup_memory");
   std::vector<llvm::Function*> entries;
   for (auto& f : module)
     if (f.getName().startswith(entryPrefix)) entries.push_back(&f);
   if (variables.empty()) {
-    for (auto* e : entries) bytesPerEntry[e->getName().str()] = 0;
+    for (auto* e : entries) bytesPerEntry[e->getName().str()] = {};
     return bytesPerEntry;
   }
   const llvm::DataLayout& layout = module.getDataLayout();
@@ -130,10 +141,12 @@ std::map<std::string, uint64_t> lowerThreadgroupMemory(llvm::Module& module,
     offsets[gv] = offset;
   }
   for (auto* e : entries) {
-    uint64_t end = 0;
-    for (auto* gv : perEntry[e])
-      end = std::max(end, offsets[gv] + layout.getTypeAllocSize(gv->getValueType()));
-    bytesPerEntry[e->getName().str()] = end;
+    ThreadgroupLayout& l = bytesPerEntry[e->getName().str()];
+    for (auto* gv : perEntry[e]) {
+      uint64_t size = layout.getTypeAllocSize(gv->getValueType());
+      l.bytes = std::max(l.bytes, offsets[gv] + size);
+      l.variables.push_back({variableName(gv->getName().str()), offsets[gv], size});
+    }
   }
 
   // Rewrite uses: one call for the arena base at the entry of each function that needs it.
@@ -198,6 +211,164 @@ void insertCancellationPolls(llvm::Module& module) {
       pb.CreateBr(rest);
     }
   }
+}
+
+namespace {
+
+// The user's position of an instruction: the innermost frame (through inlining) in a user file.
+SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources) {
+  for (const llvm::DILocation* loc = inst.getDebugLoc().get(); loc; loc = loc->getInlinedAt()) {
+    std::string file = loc->getFilename().str();
+    if (sources.isUserFile(file)) return sources.map(file, loc->getLine(), loc->getColumn());
+  }
+  return {};
+}
+
+// What an access through `pointer` is, as far as the IR shows: the trampoline's own reads of its
+// argument slots (not user accesses), an access through a kernel parameter (by way of the
+// trampoline's args array, or the kernel function's own argument when it was not inlined), an
+// access at a constant offset of the threadgroup arena, or thread-private memory.
+struct PointerClass {
+  bool skip = false;
+  int param = -1;
+  int64_t threadgroupOffset = -1;
+};
+
+// If `pointer` is `args + 8*i` for the entry's args parameter, returns i.
+int argsSlot(const llvm::Value* pointer, const llvm::DataLayout& layout) {
+  int64_t offset = 0;
+  const llvm::Value* base = llvm::GetPointerBaseWithConstantOffset(pointer, offset, layout);
+  auto* arg = llvm::dyn_cast<llvm::Argument>(base);
+  if (arg && arg->getArgNo() == 0 && arg->getParent()->getName().startswith("__mslsim_entry.") && offset % 8 == 0)
+    return int(offset / 8);
+  return -1;
+}
+
+PointerClass classifyPointer(llvm::Value* pointer, const llvm::DataLayout& layout,
+                             const std::set<std::string>& kernelFunctions,
+                             const std::map<std::string, const KernelInfo*>& kernelOfEntrySymbol) {
+  PointerClass c;
+  const llvm::Value* base = llvm::getUnderlyingObject(pointer, 0);
+  if (llvm::isa<llvm::AllocaInst>(base) || llvm::isa<llvm::GlobalVariable>(base)) {
+    // Thread-private memory, and (after lowering) program-scope constant data.
+    c.skip = true;
+    return c;
+  }
+  if (auto* arg = llvm::dyn_cast<llvm::Argument>(base)) {
+    if (arg->getParent()->getName().startswith("__mslsim_entry.")) c.skip = true;  // the args array
+    else if (kernelFunctions.count(arg->getParent()->getName().str())) c.param = int(arg->getArgNo());
+    return c;
+  }
+  if (auto* load = llvm::dyn_cast<llvm::LoadInst>(base)) {
+    const llvm::Value* slotPointer = load->getPointerOperand();
+    int slot = argsSlot(slotPointer, layout);
+    if (slot >= 0) {
+      // args[slot] itself points at the value: a reference parameter's object, or the storage of
+      // a pointer, threadgroup or built-in parameter (the trampoline reading its own slot).
+      const llvm::Function* entry = load->getFunction();
+      auto it = kernelOfEntrySymbol.find(entry->getName().str());
+      const KernelInfo* info = it == kernelOfEntrySymbol.end() ? nullptr : it->second;
+      if (info && slot < int(info->arguments.size()) && info->arguments[slot].isReference &&
+          info->arguments[slot].role == ArgumentRole::Buffer)
+        c.param = slot;
+      else
+        c.skip = true;
+      return c;
+    }
+    if (auto* slotLoad = llvm::dyn_cast<llvm::LoadInst>(llvm::getUnderlyingObject(slotPointer, 0))) {
+      (void)slotLoad;
+      int s = argsSlot(slotLoad->getPointerOperand(), layout);
+      if (s >= 0 && slotPointer == slotLoad) c.param = s;  // *(T**)args[s]: a pointer parameter
+    }
+    return c;
+  }
+  // Threadgroup variables: walk GEPs back to `arena + constant`.
+  llvm::Value* v = pointer;
+  for (int depth = 0; depth < 16; ++depth) {
+    v = v->stripPointerCasts();
+    auto* gep = llvm::dyn_cast<llvm::GEPOperator>(v);
+    if (!gep) return c;
+    llvm::Value* inner = gep->getPointerOperand()->stripPointerCasts();
+    if (auto* call = llvm::dyn_cast<llvm::CallInst>(inner)) {
+      if (call->getCalledFunction() && call->getCalledFunction()->getName() == hook::kThreadgroupArena) {
+        llvm::APInt offset(64, 0);
+        if (gep->accumulateConstantOffset(layout, offset)) c.threadgroupOffset = offset.getSExtValue();
+      }
+      return c;
+    }
+    v = inner;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std::string& entryPrefix,
+                                                 const std::map<std::string, std::string>& kernelOfEntry,
+                                                 const std::vector<KernelInfo>& kernels,
+                                                 const SourceIndex& sources) {
+  std::vector<AccessSite> sites;
+  llvm::LLVMContext& ctx = module.getContext();
+  const llvm::DataLayout& layout = module.getDataLayout();
+  llvm::Type* ptrTy = llvm::PointerType::getUnqual(ctx);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::FunctionCallee hookFn = module.getOrInsertFunction(
+      hook::kAccess, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, i64, i32}, false));
+  std::set<std::string> kernelFunctions;
+  for (auto& [entry, kernel] : kernelOfEntry) kernelFunctions.insert(kernel);
+  std::map<std::string, const KernelInfo*> kernelOfEntrySymbol;
+  for (auto& k : kernels) kernelOfEntrySymbol[k.entrySymbol] = &k;
+
+  for (auto& f : module) {
+    if (f.isDeclaration()) continue;
+    std::vector<std::tuple<llvm::Instruction*, llvm::Value*, llvm::Value*, AccessOp, bool>> work;
+    for (auto& bb : f)
+      for (auto& inst : bb) {
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          work.push_back({load, load->getPointerOperand(),
+                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(load->getType())),
+                          load->isAtomic() ? AccessOp::AtomicLoad : AccessOp::Load, false});
+        } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          work.push_back({store, store->getPointerOperand(),
+                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(store->getValueOperand()->getType())),
+                          store->isAtomic() ? AccessOp::AtomicStore : AccessOp::Store, true});
+        } else if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) {
+          work.push_back({rmw, rmw->getPointerOperand(),
+                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(rmw->getValOperand()->getType())),
+                          AccessOp::AtomicRMW, false});
+        } else if (auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) {
+          work.push_back({cas, cas->getPointerOperand(),
+                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(cas->getNewValOperand()->getType())),
+                          AccessOp::AtomicRMW, false});
+        } else if (auto* transfer = llvm::dyn_cast<llvm::MemTransferInst>(&inst)) {
+          llvm::Value* length = transfer->getLength();
+          work.push_back({transfer, transfer->getRawSource(), length, AccessOp::Load, false});
+          work.push_back({transfer, transfer->getRawDest(), length, AccessOp::Store, true});
+        } else if (auto* set = llvm::dyn_cast<llvm::MemSetInst>(&inst)) {
+          work.push_back({set, set->getRawDest(), set->getLength(), AccessOp::Store, true});
+        }
+      }
+    for (auto& [inst, pointer, size, op, after] : work) {
+      PointerClass c = classifyPointer(pointer, layout, kernelFunctions, kernelOfEntrySymbol);
+      if (c.skip) continue;
+      AccessSite site;
+      site.op = op;
+      site.where = userPosition(*inst, sources);
+      site.param = c.param;
+      site.threadgroupOffset = c.threadgroupOffset;
+      uint32_t index = uint32_t(sites.size());
+      sites.push_back(site);
+      llvm::IRBuilder<> b(ctx);
+      if (after)
+        b.SetInsertPoint(inst->getNextNode());
+      else
+        b.SetInsertPoint(inst);
+      llvm::Value* length = b.CreateZExtOrTrunc(size, i64);
+      b.CreateCall(hookFn, {pointer, length, llvm::ConstantInt::get(i32, index)});
+    }
+  }
+  return sites;
 }
 
 bool reachesSynchronisation(llvm::Function& entry) {

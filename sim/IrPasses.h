@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
+
+#include "Executor.h"
+#include "SourceIndex.h"
 
 namespace llvm {
 class Module;
@@ -15,10 +19,24 @@ namespace mslsim {
 // Moves every `threadgroup` variable (a global annotated "msl_threadgroup_memory" by the front end)
 // into the per-threadgroup arena: each use becomes arena base + offset, the base coming from the
 // simulator for the running threadgroup. Variables of one kernel never overlap; variables of
-// different kernels may share offsets. Returns, per entry function name, the bytes of threadgroup
-// variables that kernel can reach.
-std::map<std::string, uint64_t> lowerThreadgroupMemory(llvm::Module& module,
-                                                       const std::string& entryPrefix);
+// different kernels may share offsets.
+struct ThreadgroupLayout {
+  uint64_t bytes = 0;                           // arena bytes the kernel's variables need
+  std::vector<ThreadgroupVariable> variables;   // the variables it can reach
+};
+std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& module,
+                                                                const std::string& entryPrefix);
+
+// For checked runs, after optimisation: a call `__mslsim_access(address, size, site)` at every
+// load, store, atomic and memory transfer that may touch device, constant or threadgroup memory
+// (private stack memory and constant globals are left alone). Each site records the operation,
+// the user's source position (through inlined frames, columns mapped by `sources`), and where
+// the pointer comes from when that is known statically (a kernel parameter, a threadgroup
+// variable), so bounds are checked against the allocation the pointer belongs to.
+std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std::string& entryPrefix,
+                                                 const std::map<std::string, std::string>& kernelOfEntry,
+                                                 const std::vector<KernelInfo>& kernels,
+                                                 const SourceIndex& sources);
 
 // After optimisation: a cheap check of the cancel flag at every loop header, so a dispatch that
 // exceeds its timeout can abandon threads stuck in endless loops.

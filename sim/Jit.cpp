@@ -5,6 +5,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -30,14 +31,15 @@ void initialiseLlvmOnce() {
   });
 }
 
-void optimise(llvm::Module& module, llvm::TargetMachine& tm) {
+void optimise(llvm::Module& module, llvm::TargetMachine& tm, bool vectorise) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
+  // Checked builds are not vectorised: every access stays a plain load or store the checkers see.
+  tuning.LoopVectorization = vectorise;
+  tuning.SLPVectorization = vectorise;
   llvm::PassBuilder pb(&tm, tuning);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -50,7 +52,7 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm) {
 
 }  // namespace
 
-JitResult jitCompile(CompiledProgram&& program) {
+JitResult jitCompile(CompiledProgram&& program, bool instrument) {
   JitResult result;
   initialiseLlvmOnce();
   llvm::Module& module = *program.module;
@@ -68,11 +70,24 @@ JitResult jitCompile(CompiledProgram&& program) {
   }
   module.setDataLayout((*tm)->createDataLayout());
 
-  std::map<std::string, uint64_t> threadgroupBytes = lowerThreadgroupMemory(module, kEntryPrefix);
+  std::map<std::string, ThreadgroupLayout> threadgroupLayouts = lowerThreadgroupMemory(module, kEntryPrefix);
   // Entries must survive internalisation and dead-code elimination.
+  std::map<std::string, std::string> kernelOfEntry;  // the function each trampoline calls
   for (auto& f : module)
-    if (f.getName().startswith(kEntryPrefix)) f.setLinkage(llvm::GlobalValue::ExternalLinkage);
-  optimise(module, **tm);
+    if (f.getName().startswith(kEntryPrefix)) {
+      f.setLinkage(llvm::GlobalValue::ExternalLinkage);
+      for (auto& bb : f)
+        for (auto& inst : bb)
+          if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+            if (call->getCalledFunction()) kernelOfEntry[f.getName().str()] = call->getCalledFunction()->getName().str();
+    }
+  optimise(module, **tm, !instrument);
+  std::shared_ptr<const std::vector<AccessSite>> sites;
+  if (instrument) {
+    SourceIndex empty;
+    sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
+        module, kEntryPrefix, kernelOfEntry, program.kernels, program.sources ? *program.sources : empty));
+  }
   insertCancellationPolls(module);
   std::string verifyErrors;
   llvm::raw_string_ostream verifyStream(verifyErrors);
@@ -120,7 +135,11 @@ JitResult jitCompile(CompiledProgram&& program) {
     }
     ExecutableKernel k;
     k.entry = address->toPtr<EntryFunction>();
-    k.staticThreadgroupBytes = threadgroupBytes[info.entrySymbol];
+    k.staticThreadgroupBytes = threadgroupLayouts[info.entrySymbol].bytes;
+    k.threadgroupVariables = threadgroupLayouts[info.entrySymbol].variables;
+    k.instrumented = instrument;
+    k.sites = sites;
+    k.sources = program.sources;
     k.synchronises = synchronises.count(info.entrySymbol) ? synchronises[info.entrySymbol] : true;
     k.owner = owner;
     k.info = info;

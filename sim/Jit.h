@@ -16,6 +16,8 @@ struct JitResult {
   std::vector<ExecutableKernel> kernels;
 };
 
-JitResult jitCompile(CompiledProgram&& program);
+// `instrument`: add memory-access hooks for the checkers (the program should have been compiled
+// with line tables so reports name source lines).
+JitResult jitCompile(CompiledProgram&& program, bool instrument = false);
 
 }  // namespace mslsim

@@ -1,0 +1,411 @@
+// The checkers: each an ExecutionObserver. See docs/checks.md for what each reports and why.
+#include <cstring>
+#include <unordered_map>
+
+#include "Observer.h"
+
+namespace mslsim {
+
+const char* accessOpName(AccessOp op) {
+  switch (op) {
+    case AccessOp::Load: return "read";
+    case AccessOp::Store: return "write";
+    case AccessOp::AtomicRMW: return "atomic read-modify-write";
+    case AccessOp::AtomicLoad: return "atomic read";
+    case AccessOp::AtomicStore: return "atomic write";
+  }
+  return "access";
+}
+
+std::string MemoryRegion::describe(uintptr_t address, uint64_t accessSize) const {
+  std::string name = argument ? argument->name : "?";
+  uint64_t element = argument && argument->pointeeSize ? argument->pointeeSize : accessSize;
+  int64_t offset = int64_t(address) - int64_t(base);
+  int64_t index = offset >= 0 ? offset / int64_t(element) : -((-offset + int64_t(element) - 1) / int64_t(element));
+  std::string text = space == Space::Threadgroup ? "threadgroup argument " : "buffer ";
+  text += std::to_string(argument ? argument->binding : 0) + " (argument '" + name + "')[" + std::to_string(index) + "]";
+  return text;
+}
+
+AccessRecord DispatchFacts::record(const AccessSite& site, const ThreadIdentity& t) const {
+  return {accessOpName(site.op), site.where, t.group, t.local(), t.lane()};
+}
+
+namespace {
+
+const char* spaceName(MemoryRegion::Space s) {
+  return s == MemoryRegion::Space::Device ? "device" : s == MemoryRegion::Space::Constant ? "constant" : "threadgroup";
+}
+
+std::string variableElement(const ThreadgroupVariable& v, uint64_t arenaOffset, uint64_t size) {
+  int64_t offset = int64_t(arenaOffset) - int64_t(v.offset);
+  int64_t index = offset >= 0 ? offset / int64_t(size) : -1;
+  return "threadgroup variable '" + v.name + "'[" + std::to_string(index) + "]";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds: every access must stay inside the allocation its pointer belongs to. When the IR shows
+// which parameter or threadgroup variable a pointer comes from, that allocation is the reference,
+// so a read one past the end of buffer 0 is an error even if buffer 1 follows it in memory.
+class BoundsChecker : public ExecutionObserver {
+ public:
+  explicit BoundsChecker(const DispatchFacts& facts) : facts_(facts) {}
+
+  void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
+    const AccessSite& site = *a.site;
+    uintptr_t end = a.address + a.size;
+    // The allocation the pointer belongs to, by provenance first.
+    const MemoryRegion* region = nullptr;
+    if (site.param >= 0) {
+      for (auto& r : facts_.buffers)
+        if (int(r.argument->position) == site.param) region = &r;
+      if (!region) {
+        for (auto& r : facts_.threadgroupArguments)
+          if (int(r.argument->position) == site.param) {
+            checkThreadgroup(thread, a, r.begin, r.end, r.describe(a.arenaOffset, a.size));
+            return;
+          }
+      }
+    }
+    if (!region && site.threadgroupOffset >= 0) {
+      for (auto& v : facts_.kernel->threadgroupVariables)
+        if (uint64_t(site.threadgroupOffset) >= v.offset && uint64_t(site.threadgroupOffset) < v.offset + v.size) {
+          checkThreadgroup(thread, a, v.offset, v.offset + v.size, variableElement(v, a.arenaOffset, a.size));
+          return;
+        }
+    }
+    if (!region && a.target == MemoryAccess::Target::Buffer) region = a.region;
+    if (region) {
+      if (a.address < region->begin || end > region->end) {
+        report(thread, a, "out-of-bounds", spaceName(region->space), region->describe(a.address, a.size),
+               describeOverrun(a.address, end, region->begin, region->end) + " of " +
+                   region->describe(region->base, a.size).substr(0, region->describe(region->base, a.size).find('[')));
+        return;
+      }
+      if (region->readOnly && isWrite(site.op))
+        report(thread, a, "write-to-read-only", spaceName(region->space), region->describe(a.address, a.size),
+               std::string("a write through a ") +
+                   (region->space == MemoryRegion::Space::Constant ? "constant" : "const device") +
+                   " argument (" + region->argument->typeSpelling + ")");
+      return;
+    }
+    switch (a.target) {
+      case MemoryAccess::Target::Threadgroup:
+        if (!a.variable && !a.region)
+          report(thread, a, "out-of-bounds", "threadgroup", "threadgroup memory at byte " + std::to_string(a.arenaOffset),
+                 "the address is in no threadgroup variable or argument");
+        return;
+      case MemoryAccess::Target::Unknown:
+        report(thread, a, "out-of-bounds", "device", "address " + hex(a.address),
+               "the address is in no buffer and no threadgroup allocation of this dispatch");
+        return;
+      default: return;
+    }
+  }
+
+ private:
+  static std::string hex(uintptr_t v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "0x%llx", (unsigned long long)v);
+    return text;
+  }
+
+  static std::string describeOverrun(uintptr_t begin, uintptr_t end, uintptr_t lo, uintptr_t hi) {
+    if (begin < lo) return std::to_string(lo - begin) + " bytes before the start";
+    return std::to_string(end - hi) + " bytes past the end";
+  }
+
+  void checkThreadgroup(const ThreadIdentity& thread, const MemoryAccess& a, uint64_t lo, uint64_t hi,
+                        const std::string& memory) {
+    if (a.target != MemoryAccess::Target::Threadgroup) {
+      report(thread, a, "out-of-bounds", "threadgroup", memory,
+             "the pointer left the threadgroup allocation it was derived from");
+      return;
+    }
+    uint64_t begin = a.arenaOffset, end = a.arenaOffset + a.size;
+    if (begin < lo || end > hi)
+      report(thread, a, "out-of-bounds", "threadgroup", memory,
+             describeOverrun(begin, end, lo, hi) + " of " + memory.substr(0, memory.find('[')) + " (" +
+                 std::to_string(hi - lo) + " bytes)");
+  }
+
+  void report(const ThreadIdentity& thread, const MemoryAccess& a, const char* kind, const char* space,
+              const std::string& memory, const std::string& why) {
+    Finding f;
+    f.severity = Finding::Severity::Error;
+    f.kind = kind;
+    f.memorySpace = space;
+    f.memory = memory;
+    f.message = std::string(accessOpName(a.site->op)) + " of " + std::to_string(a.size) + " bytes at " +
+                memory + ": " + why;
+    f.accesses.push_back(facts_.record(*a.site, thread));
+    f.locations.push_back(a.site->where);
+    facts_.sink->report(std::move(f));
+  }
+
+  const DispatchFacts& facts_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Races. Byte-granular shadow state per barrier interval: the last writer and the readers of each
+// byte since the last barrier that orders that memory. Conflicts are detected from the recorded
+// accesses, not from the order the simulator happened to run threads in.
+
+struct ByteState {
+  uint32_t epoch = 0;
+  uint16_t writer = 0, reader = 0;  // thread + 1; reader 0xFFFF: several threads
+  uint32_t writeSite = 0, readSite = 0;
+  uint32_t writeSimdEpoch = 0, readSimdEpoch = 0;
+  uint8_t value = 0;
+  bool writeAtomic = false, readAtomic = false;
+};
+constexpr uint16_t kSeveral = 0xFFFF;
+
+// Shadow for device memory, allocated a page at a time for the bytes a dispatch touches.
+template <class Entry>
+class ShadowPages {
+ public:
+  Entry& at(uintptr_t address) {
+    auto& page = pages_[address >> 12];
+    if (!page) page = std::make_unique<Entry[]>(4096);
+    return page[address & 4095];
+  }
+  void clear() { pages_.clear(); }
+
+ private:
+  std::unordered_map<uintptr_t, std::unique_ptr<Entry[]>> pages_;
+};
+
+struct InterGroupEntry {
+  uint64_t group = 0;  // threadgroup + 1
+  uint32_t thread = 0, site = 0;
+  bool write = false, atomic = false;
+  uint8_t value = 0;
+};
+
+// Device-memory accesses across threadgroups: nothing orders threadgroups within a dispatch.
+struct InterGroupState {
+  ShadowPages<InterGroupEntry> shadow;
+};
+
+class RaceDetector : public ExecutionObserver {
+ public:
+  RaceDetector(const DispatchFacts& facts, InterGroupState& inter) : facts_(facts), inter_(inter) {}
+
+  void threadgroupBegin(const ThreadIdentity& first, char* arena) override {
+    group_ = first;
+    arena_.assign(facts_.arenaBytes, ByteState{});
+    ++tgEpoch_;
+    ++deviceEpoch_;
+    device_.clear();
+    simdEpoch_.assign((first.groupSize[0] * first.groupSize[1] * first.groupSize[2] + kSimdWidth - 1) / kSimdWidth, 1);
+  }
+
+  void threadgroupBarrier(unsigned flags) override {
+    if (flags & 2) ++tgEpoch_;  // mem_threadgroup orders threadgroup memory
+    if (flags & 1) ++deviceEpoch_;  // mem_device orders device memory within the threadgroup
+  }
+  void simdgroupBarrier(uint32_t simdgroup) override {
+    if (simdgroup < simdEpoch_.size()) ++simdEpoch_[simdgroup];
+  }
+
+  void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
+    if (a.target == MemoryAccess::Target::Threadgroup) {
+      for (uint64_t i = 0; i < a.size && a.arenaOffset + i < arena_.size(); ++i)
+        check(thread, a, arena_[a.arenaOffset + i], tgEpoch_, a.address + i, "threadgroup");
+    } else if (a.target == MemoryAccess::Target::Buffer && a.region) {
+      for (uint64_t i = 0; i < a.size; ++i) {
+        check(thread, a, device_.at(a.address + i), deviceEpoch_, a.address + i, "device");
+        checkInterGroup(thread, a, a.address + i);
+      }
+    }
+  }
+
+ private:
+  uint8_t byteAt(uintptr_t address) const { return *reinterpret_cast<const uint8_t*>(address); }
+
+  void check(const ThreadIdentity& t, const MemoryAccess& a, ByteState& s, uint32_t epoch, uintptr_t address,
+             const char* space) {
+    if (s.epoch != epoch) s = ByteState{epoch};
+    uint16_t me = uint16_t(t.linear + 1);
+    bool atomic = isAtomic(a.site->op);
+    uint32_t simdEpoch = simdEpoch_[t.simdgroup()];
+    if (isWrite(a.site->op)) {
+      uint8_t value = byteAt(address);  // the hook runs after the store
+      if (s.writer && s.writer != me && !(atomic && s.writeAtomic) &&
+          (s.value != value || facts_.checks.reportUniformWrites))
+        race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-write", address, space);
+      if (s.reader && s.reader != me && !(atomic && s.readAtomic))
+        race(t, a, s.reader == kSeveral ? readerOther_ : s.reader - 1, s.readSite, s.readSimdEpoch, "read-write",
+             address, space);
+      s.writer = me;
+      s.writeSite = a.siteIndex;
+      s.writeSimdEpoch = simdEpoch;
+      s.writeAtomic = atomic;
+      s.value = value;
+    } else {
+      if (s.writer && s.writer != me && !(atomic && s.writeAtomic))
+        race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-read", address, space);
+      if (!s.reader) {
+        s.reader = me;
+        s.readSite = a.siteIndex;
+        s.readSimdEpoch = simdEpoch;
+        s.readAtomic = atomic;
+      } else if (s.reader != me && s.reader != kSeveral) {
+        readerOther_ = s.reader - 1;
+        s.reader = kSeveral;
+      }
+    }
+  }
+
+  void race(const ThreadIdentity& t, const MemoryAccess& a, uint32_t otherThread, uint32_t otherSite,
+            uint32_t otherSimdEpoch, const char* hazard, uintptr_t address, const char* space) {
+    ThreadIdentity other = t;
+    other.linear = otherThread;
+    bool sameSimdgroup = other.simdgroup() == t.simdgroup();
+    if (sameSimdgroup && simdEpoch_[t.simdgroup()] != otherSimdEpoch) return;  // a simdgroup_barrier between
+    Finding f;
+    f.kind = sameSimdgroup ? "lockstep-hazard" : "data-race";
+    f.severity = sameSimdgroup ? Finding::Severity::Warning : Finding::Severity::Error;
+    f.memorySpace = space;
+    f.memory = describe(a, address);
+    f.hazard = hazard;
+    const AccessSite& first = (*facts_.kernel->sites)[otherSite];
+    f.accesses = {facts_.record(first, other), facts_.record(*a.site, t)};
+    f.locations = {first.where, a.site->where};
+    f.message = std::string(hazard) + " " + (sameSimdgroup ? "hazard" : "race") + " on " + f.memory +
+                " between two threads of one " + (sameSimdgroup ? "SIMD-group" : "threadgroup") +
+                (sameSimdgroup ? " with no barrier between them: it relies on the lanes running in lock step, "
+                                 "which MSL does not promise"
+                               : " not ordered by a barrier");
+    f.hint = std::string(sameSimdgroup ? "add simdgroup_barrier(mem_flags::" : "add threadgroup_barrier(mem_flags::") +
+             (std::string(space) == "threadgroup" ? "mem_threadgroup" : "mem_device") + ") between these lines";
+    facts_.sink->report(std::move(f));
+  }
+
+  void checkInterGroup(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address) {
+    InterGroupEntry& e = inter_.shadow.at(address);
+    uint64_t me = t.groupLinear + 1;
+    bool write = isWrite(a.site->op), atomic = isAtomic(a.site->op);
+    uint8_t value = byteAt(address);
+    if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) &&
+        !(write && e.write && e.value == value && !facts_.checks.reportUniformWrites)) {
+      const AccessSite& first = (*facts_.kernel->sites)[e.site];
+      Finding f;
+      f.kind = "data-race";
+      f.memorySpace = "device";
+      f.memory = describe(a, address);
+      f.hazard = e.write ? (write ? "write-write" : "write-read") : "read-write";
+      ThreadIdentity other;
+      other.groupLinear = e.group - 1;
+      other.linear = e.thread;
+      other.group = facts_.geometry->groupAt(other.groupLinear);
+      other.groupSize = facts_.geometry->threadgroupSize(other.group);
+      f.accesses = {facts_.record(first, other), facts_.record(*a.site, t)};
+      f.locations = {first.where, a.site->where};
+      f.message = f.hazard + " race on " + f.memory +
+                  " between threads of different threadgroups: nothing orders threadgroups within a dispatch";
+      f.hint = "give each threadgroup its own part of the buffer, use atomics, or split the work into two dispatches";
+      facts_.sink->report(std::move(f));
+    }
+    if (write || !e.group || !e.write) e = {me, t.linear, a.siteIndex, write, atomic, value};
+  }
+
+  std::string describe(const MemoryAccess& a, uintptr_t address) const {
+    if (a.variable) return variableElement(*a.variable, address - (a.address - a.arenaOffset), a.size);
+    if (a.region) return a.region->describe(address, a.size);
+    return "memory";
+  }
+
+  const DispatchFacts& facts_;
+  InterGroupState& inter_;
+  ThreadIdentity group_;
+  std::vector<ByteState> arena_;
+  ShadowPages<ByteState> device_;
+  uint32_t tgEpoch_ = 0, deviceEpoch_ = 0;
+  std::vector<uint32_t> simdEpoch_;
+  uint32_t readerOther_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Uninitialised reads: threadgroup memory no thread of this threadgroup wrote, and buffers the
+// host never wrote (MLX outputs without init_value).
+struct UninitState {
+  std::unordered_map<const MemoryRegion*, std::vector<bool>> written;
+};
+
+class UninitChecker : public ExecutionObserver {
+ public:
+  UninitChecker(const DispatchFacts& facts, UninitState& state) : facts_(facts), state_(state) {}
+
+  void threadgroupBegin(const ThreadIdentity&, char*) override { written_.assign(facts_.arenaBytes, false); }
+
+  void access(const ThreadIdentity& t, const MemoryAccess& a) override {
+    bool write = isWrite(a.site->op);
+    std::vector<bool>* bits = nullptr;
+    uint64_t offset = 0;
+    std::string memory, space;
+    if (a.target == MemoryAccess::Target::Threadgroup) {
+      bits = &written_;
+      offset = a.arenaOffset;
+      space = "threadgroup";
+      memory = a.variable ? variableElement(*a.variable, a.arenaOffset, a.size)
+                          : a.region ? a.region->describe(a.address, a.size) : "threadgroup memory";
+    } else if (a.target == MemoryAccess::Target::Buffer && a.region && a.region->uninitialized) {
+      auto& v = state_.written[a.region];
+      if (v.empty()) v.assign(a.region->end - a.region->begin, false);
+      bits = &v;
+      offset = a.address - a.region->begin;
+      space = "device";
+      memory = a.region->describe(a.address, a.size);
+    } else {
+      return;
+    }
+    if (a.site->op == AccessOp::AtomicRMW) write = false;  // reads the old value first
+    bool unwritten = false;
+    for (uint64_t i = 0; i < a.size && offset + i < bits->size(); ++i) {
+      if (!write && !(*bits)[offset + i]) unwritten = true;
+      (*bits)[offset + i] = true;
+    }
+    if (!unwritten) return;
+    Finding f;
+    f.kind = "uninitialized-read";
+    f.memorySpace = space;
+    f.memory = memory;
+    f.message = std::string(accessOpName(a.site->op)) + " of " + memory + ", which " +
+                (space == "threadgroup" ? "no thread of this threadgroup has written"
+                                        : "neither the host nor any thread has written");
+    f.accesses.push_back(facts_.record(*a.site, t));
+    f.locations.push_back(a.site->where);
+    f.hint = space == "threadgroup" ? "threadgroup memory starts with unspecified contents: write it (and "
+                                      "add a barrier) before reading it"
+                                    : "pass init_value, or write every element before reading it";
+    facts_.sink->report(std::move(f));
+  }
+
+ private:
+  const DispatchFacts& facts_;
+  UninitState& state_;
+  std::vector<bool> written_;
+};
+
+struct SharedCheckState {
+  InterGroupState inter;
+  UninitState uninit;
+};
+
+}  // namespace
+
+std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
+                                                             std::shared_ptr<void>& sharedState) {
+  if (!sharedState) sharedState = std::make_shared<SharedCheckState>();
+  auto& shared = *static_cast<SharedCheckState*>(sharedState.get());
+  std::vector<std::unique_ptr<ExecutionObserver>> observers;
+  if (!facts.kernel->instrumented) return observers;
+  if (facts.checks.bounds) observers.push_back(std::make_unique<BoundsChecker>(facts));
+  if (facts.checks.races) observers.push_back(std::make_unique<RaceDetector>(facts, shared.inter));
+  if (facts.checks.uninit) observers.push_back(std::make_unique<UninitChecker>(facts, shared.uninit));
+  return observers;
+}
+
+}  // namespace mslsim

@@ -1,0 +1,88 @@
+// The events a dispatch emits, and the checkers that listen to them. The executor knows nothing
+// about any particular check: each one (bounds, races, uninitialised reads) is an
+// ExecutionObserver; a new check is a new observer.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Executor.h"
+
+namespace mslsim {
+
+// A device or constant buffer, or a [[threadgroup(n)]] argument, as the checkers see it.
+struct MemoryRegion {
+  enum class Space { Device, Constant, Threadgroup };
+  Space space = Space::Device;
+  const ArgumentInfo* argument = nullptr;
+  uintptr_t begin = 0, end = 0;  // the allocation (device/constant); arena offsets (threadgroup)
+  uintptr_t base = 0;            // where the kernel's pointer points (element 0)
+  bool readOnly = false;
+  bool uninitialized = false;
+  std::string describe(uintptr_t address, uint64_t accessSize) const;  // "buffer 1 (argument 'out')[12]"
+};
+
+struct ThreadIdentity {
+  Size3 group{0, 0, 0};
+  Size3 groupSize{1, 1, 1};
+  uint64_t groupLinear = 0;
+  uint32_t linear = 0;  // thread_index_in_threadgroup
+  Size3 local() const {
+    return {linear % groupSize[0], linear / groupSize[0] % groupSize[1],
+            linear / (groupSize[0] * groupSize[1])};
+  }
+  uint32_t lane() const { return linear % kSimdWidth; }
+  uint32_t simdgroup() const { return linear / kSimdWidth; }
+};
+
+// What an instrumented access touched, resolved once by the executor for every observer.
+struct MemoryAccess {
+  uintptr_t address = 0;
+  uint64_t size = 0;
+  uint32_t siteIndex = 0;
+  const AccessSite* site = nullptr;
+  enum class Target { Buffer, Threadgroup, Private, Unknown } target = Target::Unknown;
+  const MemoryRegion* region = nullptr;              // Buffer, or a threadgroup argument
+  const ThreadgroupVariable* variable = nullptr;     // a threadgroup variable
+  uint64_t arenaOffset = 0;                          // Threadgroup: offset of `address` in the arena
+};
+
+class FindingSink {
+ public:
+  virtual ~FindingSink() = default;
+  virtual void report(Finding finding) = 0;
+};
+
+// The facts about a dispatch every observer may need.
+struct DispatchFacts {
+  const ExecutableKernel* kernel = nullptr;
+  const DispatchGeometry* geometry = nullptr;
+  CheckSet checks;
+  std::vector<MemoryRegion> buffers;             // device/constant buffers
+  std::vector<MemoryRegion> threadgroupArguments;  // arena offsets
+  uint64_t arenaBytes = 0;
+  FindingSink* sink = nullptr;
+  AccessRecord record(const AccessSite& site, const ThreadIdentity& thread) const;
+};
+
+class ExecutionObserver {
+ public:
+  virtual ~ExecutionObserver() = default;
+  virtual void threadgroupBegin(const ThreadIdentity& firstThread, char* arena) {}
+  virtual void access(const ThreadIdentity& thread, const MemoryAccess& access) {}
+  // A threadgroup barrier was released (all threads passed it).
+  virtual void threadgroupBarrier(unsigned memFlags) {}
+  // A simdgroup_barrier of SIMD-group `simdgroup` was released.
+  virtual void simdgroupBarrier(uint32_t simdgroup) {}
+  virtual void threadgroupEnd() {}
+  virtual void dispatchEnd() {}
+};
+
+// The checkers `facts.checks` asks for. `sharedState` is one object per dispatch, shared by the
+// workers' observers (checks that need cross-threadgroup state run with one worker).
+std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
+                                                             std::shared_ptr<void>& sharedState);
+
+}  // namespace mslsim
