@@ -18,9 +18,9 @@ ROOT = os.path.dirname(HERE)
 TIMING = re.compile(r"timing: compile_ms=([0-9.]+) dispatch_ms_median=([0-9.]+) dispatch_ms_min=([0-9.]+)")
 
 
-def mslsim(build, args):
-    p = subprocess.run([os.path.join(build, "bin", "mslsim"), "run", *args, "--repeat", "3", "--timing"],
-                       capture_output=True, text=True)
+def mslsim(build, args, checks="none"):
+    p = subprocess.run([os.path.join(build, "bin", "mslsim"), "run", *args, "--repeat", "3", "--timing",
+                        "--check", checks], capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("mslsim failed: " + p.stderr)
     m = TIMING.search(p.stderr)
@@ -33,20 +33,26 @@ def reference(build, which, n):
     return float(re.search(r"median_ms=([0-9.]+)", p.stdout).group(1))
 
 
+def checked_times(build, args):
+    """Dispatch times with the default checks (bounds,sync) and with every check."""
+    return [mslsim(build, args, checks)[1] for checks in ("bounds,sync", "all")]
+
+
 def softcap(build, tmp, n):
     rng = np.random.default_rng(0)
     x = (rng.standard_normal(n) * 10).astype(np.float32)
     np.save(os.path.join(tmp, "x.npy"), x)
     out = os.path.join(tmp, "y.npy")
-    compile_ms, run_ms = mslsim(build, [
+    args = [
         os.path.join(ROOT, "examples", "soft_cap", "kernel.metal"), "--kernel", "soft_cap",
         "--grid", str(n), "--threadgroup", "256",
         "--buffer", "0=" + os.path.join(tmp, "x.npy"), "--buffer", f"1=zeros:float32:{n}",
-        "--buffer", "2=scalar:float32:5.0", "--buffer", f"3=scalar:uint32:{n}", "--output", "1=" + out])
+        "--buffer", "2=scalar:float32:5.0", "--buffer", f"3=scalar:uint32:{n}", "--output", "1=" + out]
+    compile_ms, run_ms = mslsim(build, args)
     expected = 5.0 * np.tanh(x.astype(np.float64) / 5.0)
     if not np.allclose(np.load(out), expected, rtol=2e-6, atol=1e-6):
         sys.exit("soft cap: mslsim's output does not match numpy")
-    return compile_ms, run_ms, reference(build, "softcap", n)
+    return compile_ms, run_ms, reference(build, "softcap", n), *checked_times(build, args)
 
 
 def gemm(build, tmp, n):
@@ -58,16 +64,17 @@ def gemm(build, tmp, n):
     np.save(os.path.join(tmp, "shape.npy"), np.array([n, n, n], dtype=np.uint32))
     out = os.path.join(tmp, "c.npy")
     groups = (n + 15) // 16
-    compile_ms, run_ms = mslsim(build, [
+    args = [
         os.path.join(ROOT, "examples", "tiled_gemm_16x16", "kernel.metal"), "--kernel", "gemm_tiled_16x16",
         "--dispatch", "threadgroups", "--grid", f"{groups},{groups}", "--threadgroup", "16,16",
         "--buffer", "0=" + os.path.join(tmp, "a.npy"), "--buffer", "1=" + os.path.join(tmp, "b.npy"),
         "--buffer", f"2=zeros:float32:{n * n}", "--buffer", "3=" + os.path.join(tmp, "shape.npy"),
-        "--output", "2=" + out])
+        "--output", "2=" + out]
+    compile_ms, run_ms = mslsim(build, args)
     expected = a.astype(np.float64) @ b.astype(np.float64)
     if not np.allclose(np.load(out).reshape(n, n), expected, rtol=1e-4, atol=1e-3):
         sys.exit("gemm: mslsim's output does not match numpy")
-    return compile_ms, run_ms, reference(build, "gemm", n)
+    return compile_ms, run_ms, reference(build, "gemm", n), *checked_times(build, args)
 
 
 def main():
@@ -80,12 +87,15 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         rows = [(f"soft cap, {softcap_n} floats", *softcap(args.build, tmp, softcap_n)),
                 (f"tiled SGEMM 16x16, {gemm_n}x{gemm_n}", *gemm(args.build, tmp, gemm_n))]
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; mslsim with one worker per core, checks off")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; mslsim with one worker per core "
+          f"(one worker with races/uninit checks)")
     print()
-    print("| kernel | mslsim compile ms | mslsim dispatch ms (median of 3) | C++ -O2 loop ms (1 thread) | mslsim / C++ |")
-    print("|---|---|---|---|---|")
-    for name, compile_ms, run_ms, ref_ms in rows:
-        print(f"| {name} | {compile_ms:.0f} | {run_ms:.1f} | {ref_ms:.1f} | {run_ms / ref_ms:.2f}x |")
+    print("| kernel | compile ms | dispatch ms, --check none | C++ -O2 loop ms (1 thread) | mslsim / C++ "
+          "| default checks (bounds,sync) | --check all |")
+    print("|---|---|---|---|---|---|---|")
+    for name, compile_ms, run_ms, ref_ms, default_ms, all_ms in rows:
+        print(f"| {name} | {compile_ms:.0f} | {run_ms:.1f} | {ref_ms:.1f} | {run_ms / ref_ms:.2f}x "
+              f"| {default_ms:.1f} ({default_ms / run_ms:.1f}x) | {all_ms:.1f} ({all_ms / run_ms:.1f}x) |")
 
 
 if __name__ == "__main__":
