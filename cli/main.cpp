@@ -10,6 +10,7 @@
 
 #include "MlxSpecFile.h"
 #include "Program.h"
+#include "Report.h"
 #include "SuiteCase.h"
 
 namespace {
@@ -66,7 +67,16 @@ struct RunOptions {
   bool printSource = false;
   std::string checks = "bounds,sync";
   bool reportUniformWrites = false;
+  std::string reportJson, reportSarif;
+  int errorExitCode = 1;
 };
+
+void writeText(const std::string& path, const std::string& text) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) throw UsageError(path + ": cannot write file");
+  std::fwrite(text.data(), 1, text.size(), f);
+  std::fclose(f);
+}
 
 // `mslsim run SPEC.json`: an MLX-style kernel (body + names) described in JSON.
 int runSpecCommand(const RunOptions& o) {
@@ -154,6 +164,8 @@ int runCommand(const RunOptions& o) {
     if (result.hasErrors()) break;
   }
   for (auto& f : result.findings) fmt::print(stderr, "{}\n", program->formatFinding(f));
+  if (!o.reportJson.empty()) writeText(o.reportJson, findingsToJson(kernel.info.name, result.findings));
+  if (!o.reportSarif.empty()) writeText(o.reportSarif, findingsToSarif(kernel.info.name, result.findings));
   for (auto& [index, path] : outputs) writeNpy(path, buffers[index]);
   if (o.timing) {
     std::vector<double> sorted = times;
@@ -161,7 +173,7 @@ int runCommand(const RunOptions& o) {
     fmt::print(stderr, "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={}\n",
                program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size());
   }
-  return result.hasErrors() ? kExitFinding : 0;
+  return result.hasErrors() ? o.errorExitCode : 0;
 }
 
 const char* spaceName(AddressSpace s) {
@@ -257,6 +269,9 @@ int main(int argc, char** argv) {
   runCmd->add_option("--threadgroup", run.threadgroup, "X[,Y[,Z]] threads per threadgroup");
   runCmd->add_option("--check", run.checks,
                      "checks: races,bounds,uninit,sync,simd | all | none (default bounds,sync)");
+  runCmd->add_option("--report-json", run.reportJson, "write the findings as JSON (schema in docs/checks.md)");
+  runCmd->add_option("--report-sarif", run.reportSarif, "write the findings as SARIF 2.1.0");
+  runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1)");
   runCmd->add_flag("--report-uniform-writes", run.reportUniformWrites,
                    "also report write-write races that store the same value");
   runCmd->add_flag("--print-source", run.printSource, "SPEC.json: print the source MLX would generate, and stop");

@@ -17,14 +17,20 @@ const char* accessOpName(AccessOp op) {
   return "access";
 }
 
+Finding::Location MemoryRegion::locate(uintptr_t address, uint64_t accessSize) const {
+  Finding::Location l;
+  l.argument = argument ? argument->name : "?";
+  l.buffer = argument ? int(argument->binding) : -1;
+  int64_t element = int64_t(argument && argument->pointeeSize ? argument->pointeeSize : accessSize);
+  l.byteOffset = int64_t(address) - int64_t(base);
+  l.element = l.byteOffset >= 0 ? l.byteOffset / element : -((-l.byteOffset + element - 1) / element);
+  return l;
+}
+
 std::string MemoryRegion::describe(uintptr_t address, uint64_t accessSize) const {
-  std::string name = argument ? argument->name : "?";
-  uint64_t element = argument && argument->pointeeSize ? argument->pointeeSize : accessSize;
-  int64_t offset = int64_t(address) - int64_t(base);
-  int64_t index = offset >= 0 ? offset / int64_t(element) : -((-offset + int64_t(element) - 1) / int64_t(element));
-  std::string text = space == Space::Threadgroup ? "threadgroup argument " : "buffer ";
-  text += std::to_string(argument ? argument->binding : 0) + " (argument '" + name + "')[" + std::to_string(index) + "]";
-  return text;
+  Finding::Location l = locate(address, accessSize);
+  return std::string(space == Space::Threadgroup ? "threadgroup argument " : "buffer ") + std::to_string(l.buffer) +
+         " (argument '" + l.argument + "')[" + std::to_string(l.element) + "]";
 }
 
 AccessRecord DispatchFacts::record(const AccessSite& site, const ThreadIdentity& t) const {
@@ -37,10 +43,26 @@ const char* spaceName(MemoryRegion::Space s) {
   return s == MemoryRegion::Space::Device ? "device" : s == MemoryRegion::Space::Constant ? "constant" : "threadgroup";
 }
 
+Finding::Location variableLocation(const ThreadgroupVariable& v, uint64_t arenaOffset, uint64_t size) {
+  Finding::Location l;
+  l.variable = v.name;
+  l.byteOffset = int64_t(arenaOffset) - int64_t(v.offset);
+  l.element = l.byteOffset >= 0 ? l.byteOffset / int64_t(size) : -1;
+  return l;
+}
+
 std::string variableElement(const ThreadgroupVariable& v, uint64_t arenaOffset, uint64_t size) {
-  int64_t offset = int64_t(arenaOffset) - int64_t(v.offset);
-  int64_t index = offset >= 0 ? offset / int64_t(size) : -1;
-  return "threadgroup variable '" + v.name + "'[" + std::to_string(index) + "]";
+  return "threadgroup variable '" + v.name + "'[" + std::to_string(variableLocation(v, arenaOffset, size).element) + "]";
+}
+
+// The structured location of an access (for JSON reports), from what the executor resolved.
+Finding::Location locationOf(const MemoryAccess& a, uintptr_t address) {
+  if (a.variable) return variableLocation(*a.variable, address - (a.address - a.arenaOffset), a.size);
+  if (a.region)
+    return a.region->locate(a.region->space == MemoryRegion::Space::Threadgroup ? address - (a.address - a.arenaOffset)
+                                                                                : address,
+                            a.size);
+  return {};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -62,7 +84,7 @@ class BoundsChecker : public ExecutionObserver {
       if (!region) {
         for (auto& r : facts_.threadgroupArguments)
           if (int(r.argument->position) == site.param) {
-            checkThreadgroup(thread, a, r.begin, r.end, r.describe(a.arenaOffset, a.size));
+            checkThreadgroup(thread, a, r.begin, r.end, r.describe(a.arenaOffset, a.size), r.locate(a.arenaOffset, a.size));
             return;
           }
       }
@@ -70,7 +92,8 @@ class BoundsChecker : public ExecutionObserver {
     if (!region && site.threadgroupOffset >= 0) {
       for (auto& v : facts_.kernel->threadgroupVariables)
         if (uint64_t(site.threadgroupOffset) >= v.offset && uint64_t(site.threadgroupOffset) < v.offset + v.size) {
-          checkThreadgroup(thread, a, v.offset, v.offset + v.size, variableElement(v, a.arenaOffset, a.size));
+          checkThreadgroup(thread, a, v.offset, v.offset + v.size, variableElement(v, a.arenaOffset, a.size),
+                           variableLocation(v, a.arenaOffset, a.size));
           return;
         }
     }
@@ -78,13 +101,14 @@ class BoundsChecker : public ExecutionObserver {
     if (region) {
       if (a.address < region->begin || end > region->end) {
         report(thread, a, "out-of-bounds", spaceName(region->space), region->describe(a.address, a.size),
+               region->locate(a.address, a.size),
                describeOverrun(a.address, end, region->begin, region->end) + " of " +
                    region->describe(region->base, a.size).substr(0, region->describe(region->base, a.size).find('[')));
         return;
       }
       if (region->readOnly && isWrite(site.op))
         report(thread, a, "write-to-read-only", spaceName(region->space), region->describe(a.address, a.size),
-               std::string("a write through a ") +
+               region->locate(a.address, a.size), std::string("a write through a ") +
                    (region->space == MemoryRegion::Space::Constant ? "constant" : "const device") +
                    " argument (" + region->argument->typeSpelling + ")");
       return;
@@ -93,10 +117,10 @@ class BoundsChecker : public ExecutionObserver {
       case MemoryAccess::Target::Threadgroup:
         if (!a.variable && !a.region)
           report(thread, a, "out-of-bounds", "threadgroup", "threadgroup memory at byte " + std::to_string(a.arenaOffset),
-                 "the address is in no threadgroup variable or argument");
+                 {}, "the address is in no threadgroup variable or argument");
         return;
       case MemoryAccess::Target::Unknown:
-        report(thread, a, "out-of-bounds", "device", "address " + hex(a.address),
+        report(thread, a, "out-of-bounds", "device", "address " + hex(a.address), {},
                "the address is in no buffer and no threadgroup allocation of this dispatch");
         return;
       default: return;
@@ -116,26 +140,27 @@ class BoundsChecker : public ExecutionObserver {
   }
 
   void checkThreadgroup(const ThreadIdentity& thread, const MemoryAccess& a, uint64_t lo, uint64_t hi,
-                        const std::string& memory) {
+                        const std::string& memory, const Finding::Location& location) {
     if (a.target != MemoryAccess::Target::Threadgroup) {
-      report(thread, a, "out-of-bounds", "threadgroup", memory,
+      report(thread, a, "out-of-bounds", "threadgroup", memory, location,
              "the pointer left the threadgroup allocation it was derived from");
       return;
     }
     uint64_t begin = a.arenaOffset, end = a.arenaOffset + a.size;
     if (begin < lo || end > hi)
-      report(thread, a, "out-of-bounds", "threadgroup", memory,
+      report(thread, a, "out-of-bounds", "threadgroup", memory, location,
              describeOverrun(begin, end, lo, hi) + " of " + memory.substr(0, memory.find('[')) + " (" +
                  std::to_string(hi - lo) + " bytes)");
   }
 
   void report(const ThreadIdentity& thread, const MemoryAccess& a, const char* kind, const char* space,
-              const std::string& memory, const std::string& why) {
+              const std::string& memory, const Finding::Location& location, const std::string& why) {
     Finding f;
     f.severity = Finding::Severity::Error;
     f.kind = kind;
     f.memorySpace = space;
     f.memory = memory;
+    f.location = location;
     f.message = std::string(accessOpName(a.site->op)) + " of " + std::to_string(a.size) + " bytes at " +
                 memory + ": " + why;
     f.accesses.push_back(facts_.record(*a.site, thread));
@@ -269,6 +294,7 @@ class RaceDetector : public ExecutionObserver {
     f.severity = sameSimdgroup ? Finding::Severity::Warning : Finding::Severity::Error;
     f.memorySpace = space;
     f.memory = describe(a, address);
+    f.location = locationOf(a, address);
     f.hazard = hazard;
     const AccessSite& first = (*facts_.kernel->sites)[otherSite];
     f.accesses = {facts_.record(first, other), facts_.record(*a.site, t)};
@@ -295,6 +321,7 @@ class RaceDetector : public ExecutionObserver {
       f.kind = "data-race";
       f.memorySpace = "device";
       f.memory = describe(a, address);
+      f.location = locationOf(a, address);
       f.hazard = e.write ? (write ? "write-write" : "write-read") : "read-write";
       ThreadIdentity other;
       other.groupLinear = e.group - 1;
@@ -371,6 +398,7 @@ class UninitChecker : public ExecutionObserver {
     Finding f;
     f.kind = "uninitialized-read";
     f.memorySpace = space;
+    f.location = locationOf(a, a.address);
     f.memory = memory;
     f.message = std::string(accessOpName(a.site->op)) + " of " + memory + ", which " +
                 (space == "threadgroup" ? "no thread of this threadgroup has written"

@@ -231,6 +231,7 @@ class ThreadgroupScheduler {
   char* arena() { return arena_.data(); }
   [[noreturn]] void abortCurrentThread();
   void access(uintptr_t address, uint64_t size, uint32_t site);
+  void inactiveLaneRead(unsigned lane, CallSite site);
   void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers) { observers_ = std::move(observers); }
 
  private:
@@ -302,7 +303,10 @@ class DispatchState : public FindingSink {
     }
     // Memory errors do not stop the dispatch (a bug is usually hit by many threads and the report
     // counts them); synchronisation errors do, as the threadgroup cannot go on.
-    if (f.severity == Finding::Severity::Error && f.memory.empty()) stop = true;
+    static const std::set<std::string> kStopping = {"barrier-divergence", "deadlock", "simd-size-mismatch",
+                                                    "invalid-memory-access", "stack-overflow",
+                                                    "integer-division-by-zero"};
+    if (f.severity == Finding::Severity::Error && kStopping.count(f.kind)) stop = true;
     reported_[key] = findings.size();
     findings.push_back(std::move(f));
   }
@@ -381,6 +385,18 @@ void ThreadgroupScheduler::run(Size3 group) {
   current_ = nullptr;
   for (auto& o : observers_) o->threadgroupEnd();
   tCurrent = nullptr;
+}
+
+void ThreadgroupScheduler::inactiveLaneRead(unsigned lane, CallSite site) {
+  if (!dispatch_.facts.checks.simd || !current_) return;
+  Finding f;
+  f.kind = "simd-inactive-lane";
+  f.message = "lane " + std::to_string(current_->linear % kSimdWidth) + " read the value of lane " +
+              std::to_string(lane) + ", which " + (lane >= kSimdWidth ? "does not exist" : "is not active here") +
+              " (undefined in MSL; mslsim returns zero)";
+  f.locations.push_back(site.position());
+  f.accesses.push_back({"simd", site.position(), group_, current_->local, current_->linear % kSimdWidth});
+  dispatch_.report(std::move(f));
 }
 
 ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
@@ -828,6 +844,9 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
 }
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->lane() : 0; }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
+void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
+  if (tCurrent) tCurrent->inactiveLaneRead(lane, {file, line, column});
+}
 void __mslsim_access(void* address, uint64_t size, uint32_t site) {
   if (tCurrent) tCurrent->access(reinterpret_cast<uintptr_t>(address), size, site);
 }
@@ -845,6 +864,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},
+      {"__mslsim_simd_inactive_read", reinterpret_cast<void*>(&__mslsim_simd_inactive_read)},
       {"__mslsim_cancel_flag", reinterpret_cast<void*>(&cancelFlag())},
   };
 }

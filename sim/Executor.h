@@ -117,6 +117,13 @@ struct Finding {
   // Memory findings: where, and the accesses involved (the first occurrence).
   std::string memorySpace;  // "threadgroup", "device", "constant"
   std::string memory;       // "threadgroup variable 'tile'[17]", "buffer 1 (argument 'out')[1000]"
+  struct Location {
+    int buffer = -1;          // [[buffer(n)]] / [[threadgroup(n)]] index
+    std::string argument;     // the kernel argument's name
+    std::string variable;     // a threadgroup variable's name
+    int64_t element = 0;      // element index (in units of the element type, else of the access)
+    int64_t byteOffset = 0;   // from the argument's pointer, or the variable's start
+  } location;
   std::string hazard;       // races: "read-write", "write-read", "write-write"
   std::vector<AccessRecord> accesses;
   std::string hint;

@@ -22,6 +22,7 @@ struct MemoryRegion {
   bool readOnly = false;
   bool uninitialized = false;
   std::string describe(uintptr_t address, uint64_t accessSize) const;  // "buffer 1 (argument 'out')[12]"
+  Finding::Location locate(uintptr_t address, uint64_t accessSize) const;
 };
 
 struct ThreadIdentity {

@@ -179,6 +179,49 @@ class Cli(unittest.TestCase):
         p = self.mslsim("run", spec)
         self.assertFails(p, 2, "inputs[0]: 'scalar' must be a number or a boolean")
 
+    def test_checks_report_a_race_with_both_lines_as_text_and_json(self):
+        import json
+        src = self.path("race.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void shift(device const float* in [[buffer(0)]], device float* out [[buffer(1)]],\n"
+                    "                  uint i [[thread_index_in_threadgroup]]) {\n"
+                    "  threadgroup float slots[64];\n"
+                    "  slots[i] = in[i];\n"
+                    "  out[i] = slots[(i + 32) % 64];\n"
+                    "}\n")
+        report = self.path("race.json")
+        args = ["run", src, "--kernel", "shift", "--grid", "64", "--threadgroup", "64",
+                "--buffer", "0=iota:float32:64", "--buffer", "1=zeros:float32:64"]
+        # Default checks (bounds, sync) do not look for races.
+        self.assertEqual(self.mslsim(*args).returncode, 0)
+        p = self.mslsim(*args, "--check", "races", "--report-json", report)
+        self.assertFails(p, 1, "error [data-race]", "threadgroup variable 'slots'", "race.metal:6:",
+                         "race.metal:7:", "hint: add threadgroup_barrier(mem_flags::mem_threadgroup)")
+        with open(report) as f:
+            r = json.load(f)
+        self.assertEqual(r["summary"]["errors"], 1)
+        d = r["diagnostics"][0]
+        self.assertEqual((d["kind"], d["memory"], d["location"]["variable"]), ("data-race", "threadgroup", "slots"))
+        self.assertEqual(sorted(a["line"] for a in d["accesses"]), [6, 7])
+        self.assertEqual(self.mslsim(*args, "--check", "races", "--error-exitcode", "7").returncode, 7)
+
+    def test_bounds_are_exact_per_buffer(self):
+        src = self.path("oob.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void next(device const float* a [[buffer(0)]], device const float* b [[buffer(1)]],\n"
+                    "                 device float* out [[buffer(2)]], uint i [[thread_position_in_grid]]) {\n"
+                    "  out[i] = a[i + 1] + b[i];\n"
+                    "}\n")
+        p = self.mslsim("run", src, "--kernel", "next", "--grid", "8", "--threadgroup", "8",
+                        "--buffer", "0=iota:float32:8", "--buffer", "1=iota:float32:8", "--buffer", "2=zeros:float32:8")
+        self.assertFails(p, 1, "error [out-of-bounds]", "buffer 0 (argument 'a')[8]", "4 bytes past the end",
+                         "oob.metal:5:12")
+        p = self.mslsim("run", src, "--kernel", "next", "--grid", "8", "--threadgroup", "8", "--check", "none",
+                        "--buffer", "0=iota:float32:8", "--buffer", "1=iota:float32:8", "--buffer", "2=zeros:float32:8")
+        self.assertEqual(p.returncode, 0, p.stderr)
+
     def test_unknown_kernel(self):
         p = self.mslsim("run", self.metal, "--kernel", "nope", "--grid", "1", "--threadgroup", "1")
         self.assertFails(p, 2, "no kernel named 'nope'", "scale")

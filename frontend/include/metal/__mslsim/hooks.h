@@ -15,6 +15,9 @@ void __mslsim_simdgroup_barrier(unsigned flags, const char* file, unsigned line,
 // mask of participating lanes (bit i = lane i). All lanes of one call must pass the same size.
 unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, const char* file,
                                 unsigned line, unsigned column);
+// A SIMD-group function read the value of `lane`, which is inactive or out of range (undefined in
+// MSL); the simulator reports it when SIMD checks are on.
+void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column);
 // The calling thread's lane in its SIMD-group (0..31) and the SIMD-group width (always 32).
 unsigned __mslsim_simd_lane(void);
 }

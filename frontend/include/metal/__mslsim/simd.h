@@ -40,12 +40,23 @@ template <class T> struct __lanes {
   T v[32];
   unsigned mask;  // active lanes
   unsigned me;    // calling lane
+  const char* file;  // the call site, for reports of reads from inactive lanes
+  unsigned line, column;
   bool active(unsigned l) const { return l < 32 && ((mask >> l) & 1u); }
-  T at(unsigned l) const { return active(l) ? v[l] : T{}; }
+  // Reading a lane that takes no part (inactive or out of range) is undefined in MSL: report it
+  // and give zero.
+  T at(unsigned l) const {
+    if (active(l)) return v[l];
+    __mslsim_simd_inactive_read(l, file, line, column);
+    return T{};
+  }
 };
 template <class T> METAL_FUNC void __exchange(__lanes<T>& L, const T& x, const char* f, unsigned l, unsigned c) {
   L.mask = __mslsim_simd_exchange(&x, L.v, sizeof(T), f, l, c);
   L.me = __mslsim_simd_lane();
+  L.file = f;
+  L.line = l;
+  L.column = c;
 }
 // G = 32 for SIMD-group functions, 4 for quad-group functions.
 template <unsigned G, class T, class Op>
@@ -77,7 +88,10 @@ METAL_FUNC T __shuffle(const T& x, unsigned arg, const char* f, unsigned l, unsi
   __exchange(L, x, f, l, c);
   unsigned base = L.me & ~(G - 1), j = L.me - base, src;
   switch (K) {
-    case __shuf_idx: if (arg >= G) return x; src = arg; break;
+    case __shuf_idx:
+      if (arg >= G) { __mslsim_simd_inactive_read(arg, f, l, c); return x; }
+      src = arg;
+      break;
     case __shuf_up: if (j < arg) return x; src = j - arg; break;          // low lanes keep their value
     case __shuf_down: if (j + arg >= G) return x; src = j + arg; break;   // high lanes keep theirs
     case __shuf_xor: if ((j ^ arg) >= G) return x; src = j ^ arg; break;
