@@ -287,7 +287,7 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   }
   std::shared_ptr<const Program> program;
   try {
-    program = Program::compileSource(path, g.source, options);
+    program = Program::compileSource(path, g.source, options, call.checks.needsInstrumentation());
   } catch (const CompileFailed& e) {
     std::string text = "[metal::Device] Unable to build metal library from source\n";
     for (auto d : e.diagnostics()) {
@@ -364,7 +364,9 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
                          ? v.allocationBytes - uint64_t(static_cast<const uint8_t*>(v.data) -
                                                         static_cast<const uint8_t*>(v.allocationBegin))
                          : v.size() * dtypeSize(v.dtype);
-    launch.bindMemory(index++, const_cast<void*>(v.data), bytes, v.dtype, "input '" + name + "'");
+    launch.bindMemory(index++, const_cast<void*>(v.data), bytes, v.dtype, "input '" + name + "'",
+                      v.allocationBegin ? v.allocationBegin : v.data,
+                      v.allocationBegin ? v.allocationBytes : bytes);
     if (v.shape.empty()) continue;
     if (inputUses_[i].shape) {
       shapes.emplace_back(v.shape.begin(), v.shape.end());
@@ -381,7 +383,7 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   }
   for (size_t i = 0; i < outputs.size(); ++i)
     launch.bindMemory(index++, outputs[i].bytes.data(), outputs[i].bytes.size(), outputs[i].dtype,
-                      "output '" + spec_.outputNames[i] + "'");
+                      "output '" + spec_.outputNames[i] + "'", nullptr, 0, !call.initValue);
 
   int64_t requested = call.threadgroup[0] * call.threadgroup[1] * call.threadgroup[2];
   uint64_t maxThreads = kernel->info.maxTotalThreadsPerThreadgroup ? kernel->info.maxTotalThreadsPerThreadgroup
@@ -401,7 +403,7 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   }
   DispatchResult result;
   try {
-    result = launch.run(DispatchMode::Threads, grid, threadgroup, call.timeoutSeconds);
+    result = launch.run(DispatchMode::Threads, grid, threadgroup, call.timeoutSeconds, 0, call.checks);
   } catch (const UsageError& e) {
     throw RuntimeError(e.what());
   }

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "Executor.h"
 #include "HostArray.h"
 
 namespace mslsim {
@@ -78,6 +79,7 @@ struct Call {
   std::optional<double> initValue;
   bool verbose = false;
   double timeoutSeconds = 60;
+  CheckSet checks;  // default: bounds and sync
 };
 
 struct GeneratedKernel {
