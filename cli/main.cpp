@@ -68,6 +68,7 @@ struct RunOptions {
   std::string checks = "bounds,sync";
   bool reportUniformWrites = false;
   std::string reportJson, reportSarif;
+  std::string schedule = "in-order";
   int errorExitCode = 1;
 };
 
@@ -117,6 +118,7 @@ int runCommand(const RunOptions& o) {
   CompileOptions options{o.includes, o.defines, false, {}};
   CheckSet checks = parseCheckList(o.checks);
   checks.reportUniformWrites = o.reportUniformWrites;
+  Schedule schedule = parseSchedule(o.schedule);
   auto program = Program::compileFile(o.file, options, checks.needsInstrumentation());
   printWarnings(*program);
   const ExecutableKernel& kernel = program->kernel(o.kernel);
@@ -159,7 +161,7 @@ int runCommand(const RunOptions& o) {
     if (r > 0)
       for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
     result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
-                        grid, threadgroup, o.timeout, 0, checks);
+                        grid, threadgroup, o.timeout, 0, checks, schedule);
     times.push_back(result.milliseconds);
     if (result.hasErrors()) break;
   }
@@ -239,11 +241,12 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
   return 0;
 }
 
-int suiteCommand(const std::vector<std::string>& cases, const std::string& dataDir, const std::string& checks) {
+int suiteCommand(const std::vector<std::string>& cases, const std::string& dataDir, const std::string& checks,
+                 const std::string& schedule) {
   unsigned passed = 0;
   auto start = std::chrono::steady_clock::now();
   for (auto& c : cases) {
-    CaseOutcome o = runCase(c, dataDir, checks);
+    CaseOutcome o = runCase(c, dataDir, checks, schedule);
     fmt::print("{} {:<28} {:<26} {:<40} {:>9.1f} ms  {}\n", o.passed ? "PASS" : "FAIL", o.name,
                o.kernel, o.dispatch, o.runMs, o.check);
     for (auto& d : o.details) fmt::print("     {}\n", d);
@@ -269,6 +272,8 @@ int main(int argc, char** argv) {
   runCmd->add_option("--threadgroup", run.threadgroup, "X[,Y[,Z]] threads per threadgroup");
   runCmd->add_option("--check", run.checks,
                      "checks: races,bounds,uninit,sync,simd | all | none (default bounds,sync)");
+  runCmd->add_option("--schedule", run.schedule,
+                     "in-order | reverse | random[:SEED]: the order threads run between synchronisation points");
   runCmd->add_option("--report-json", run.reportJson, "write the findings as JSON (schema in docs/checks.md)");
   runCmd->add_option("--report-sarif", run.reportSarif, "write the findings as SARIF 2.1.0");
   runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1)");
@@ -300,7 +305,8 @@ int main(int argc, char** argv) {
   std::string dataDir;
   auto* suiteCmd = app.add_subcommand("suite", "run kernel test cases (case.json) and compare with their references");
   suiteCmd->add_option("cases", cases, "case.json files")->required();
-  std::string suiteChecks;
+  std::string suiteChecks, suiteSchedule = "in-order";
+  suiteCmd->add_option("--schedule", suiteSchedule, "in-order | reverse | random[:SEED]");
   suiteCmd->add_option("--check", suiteChecks, "override the cases' checks (e.g. all)");
   suiteCmd->add_option("--data", dataDir, "directory with the cases' .npy files (default: each case's directory)");
 
@@ -313,7 +319,7 @@ int main(int argc, char** argv) {
   try {
     if (*runCmd) return runCommand(run);
     if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, emitLlvm);
-    if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks);
+    if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule);
   } catch (const CompileFailed& e) {
     for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));
     return kExitUsage;

@@ -61,6 +61,30 @@ CheckSet parseCheckList(const std::string& list) {
   return set;
 }
 
+Schedule parseSchedule(const std::string& text) {
+  Schedule s;
+  if (text == "in-order") return s;
+  if (text == "reverse") {
+    s.order = Schedule::Order::Reverse;
+    return s;
+  }
+  if (text == "random" || text.rfind("random:", 0) == 0) {
+    s.order = Schedule::Order::Random;
+    s.seed = 1;
+    if (text.size() > 7) {
+      try {
+        size_t used = 0;
+        s.seed = std::stoull(text.substr(7), &used);
+        if (used != text.size() - 7) throw std::invalid_argument(text);
+      } catch (const std::logic_error&) {
+        throw UsageError("--schedule " + text + ": SEED must be a non-negative integer");
+      }
+    }
+    return s;
+  }
+  throw UsageError("--schedule " + text + ": expected in-order, reverse, random or random:SEED");
+}
+
 std::shared_ptr<const Program> Program::compileFile(const std::string& path,
                                                     const CompileOptions& options, bool checked) {
   return compileSource(path, readFile(path), options, checked);
@@ -190,7 +214,7 @@ void Launch::bindMemory(unsigned index, void* address, uint64_t bytes, DType dty
 void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }
 
 DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds,
-                           unsigned workers, CheckSet checks) {
+                           unsigned workers, CheckSet checks, Schedule schedule) {
   const KernelInfo& info = kernel_.info;
   auto argLabel = [&](const ArgumentInfo& a) {
     return std::string(a.role == ArgumentRole::Buffer ? "buffer " : "threadgroup memory ") +
@@ -214,6 +238,7 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, dou
   request.timeoutSeconds = timeoutSeconds;
   request.workers = workers;
   request.checks = checks;
+  request.schedule = schedule;
   request.arguments.resize(info.arguments.size());
   for (const ArgumentInfo& a : info.arguments) {
     BoundArgument& bound = request.arguments[a.position];

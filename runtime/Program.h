@@ -25,6 +25,8 @@ class CompileFailed : public UsageError {
 
 // Parses `--check` lists: "races,bounds,uninit,sync,simd", "all", "none" (throws UsageError).
 CheckSet parseCheckList(const std::string& list);
+// Parses `--schedule`: "in-order", "reverse", "random" or "random:SEED" (throws UsageError).
+Schedule parseSchedule(const std::string& text);
 
 class Program {
  public:
@@ -76,7 +78,7 @@ class Launch {
   // Checks the bindings against the kernel's arguments (throws UsageError naming the argument at
   // fault) and runs the grid.
   DispatchResult run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds = 60,
-                     unsigned workers = 0, CheckSet checks = CheckSet());
+                     unsigned workers = 0, CheckSet checks = CheckSet(), Schedule schedule = Schedule());
 
  private:
   struct Binding {

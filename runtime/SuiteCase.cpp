@@ -45,7 +45,8 @@ std::string number(double v) {
 
 }  // namespace
 
-CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, const std::string& checkOverride) {
+CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, const std::string& checkOverride,
+                    const std::string& schedule) {
   CaseOutcome outcome;
   std::string caseDir = directoryOf(caseJson);
   outcome.name = baseName(caseDir);
@@ -88,7 +89,7 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
 
     DispatchResult result = launch.run(
         mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup,
-        spec.value("timeout", 60.0), 0, checks);
+        spec.value("timeout", 60.0), 0, checks, parseSchedule(schedule));
     outcome.runMs = result.milliseconds;
     for (auto& f : result.findings) outcome.details.push_back(program->formatFinding(f));
     // Expected findings (the planted-bug corpus): exactly these kinds at these lines.

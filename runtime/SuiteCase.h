@@ -22,6 +22,6 @@ struct CaseOutcome {
 // directory of the case file). Never throws: every failure is reported in the outcome.
 // `checks`, when not empty, replaces the case's own "checks" (e.g. "all" to look for false positives).
 CaseOutcome runCase(const std::string& caseJson, const std::string& dataDir = "",
-                    const std::string& checks = "");
+                    const std::string& checks = "", const std::string& schedule = "in-order");
 
 }  // namespace mslsim

@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <numeric>
+#include <random>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -244,6 +246,10 @@ class ThreadgroupScheduler {
   std::string describeThread(const SimThread& t, Size3 group) const;
 
   ThreadIdentity identity(const SimThread& t) const;
+  // The order threads are resumed in, per the dispatch's schedule.
+  void arrangeOrder(uint32_t count);
+  std::vector<uint32_t> order_;
+  std::mt19937_64 random_;
 
   DispatchState& dispatch_;
   std::vector<std::unique_ptr<FiberStack>>& stacks_;
@@ -451,7 +457,8 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
     t = SimThread{};
     bindArguments(t);
     current_ = &t;
-    for (uint32_t i = 0; i < count; ++i) {
+    arrangeOrder(count);
+    for (uint32_t i : order_) {
       t.linear = i;
       t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
       writeBuiltins(t, group, size);
@@ -474,9 +481,12 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
     threads_[i].context = make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain);
     threads_[i].stack = stacks_[i].get();
   }
+  random_.seed(dispatch_.request.schedule.seed * 0x9E3779B97F4A7C15ull + groupLinear_);
   for (;;) {
     bool ranAny = false;
-    for (auto& t : threads_) {
+    arrangeOrder(count);
+    for (uint32_t index : order_) {
+      SimThread& t = threads_[index];
       if (t.state != ThreadState::Runnable) continue;
       ranAny = true;
       current_ = &t;
@@ -490,6 +500,16 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
     // Every thread is blocked or finished: release what can be released.
     if (resolveSimdGroups()) continue;
     if (!resolveBarrier(group)) break;
+  }
+}
+
+void ThreadgroupScheduler::arrangeOrder(uint32_t count) {
+  order_.resize(count);
+  std::iota(order_.begin(), order_.end(), 0u);
+  switch (dispatch_.request.schedule.order) {
+    case Schedule::Order::InOrder: break;
+    case Schedule::Order::Reverse: std::reverse(order_.begin(), order_.end()); break;
+    case Schedule::Order::Random: std::shuffle(order_.begin(), order_.end(), random_); break;
   }
 }
 
@@ -684,6 +704,22 @@ std::atomic<uint32_t>& cancelFlag() {
 thread_local DispatchState* tDispatch = nullptr;
 std::atomic<int> gCancelledDispatches{0};
 
+// The n-th threadgroup to run under `schedule`: a bijection on [0, total).
+uint64_t threadgroupInOrder(const Schedule& schedule, uint64_t n, uint64_t total) {
+  switch (schedule.order) {
+    case Schedule::Order::InOrder: return n;
+    case Schedule::Order::Reverse: return total - 1 - n;
+    case Schedule::Order::Random: {
+      // An affine permutation x -> (a*x + c) mod total with a coprime to total.
+      uint64_t a = (schedule.seed * 0x9E3779B97F4A7C15ull) % total | 1;
+      while (std::gcd(a, total) != 1) a += 2;
+      uint64_t c = (schedule.seed ^ 0x5851F42D4C957F2Dull) % total;
+      return uint64_t((unsigned __int128)(a % total) * n % total + c) % total;
+    }
+  }
+  return n;
+}
+
 void workerMain(DispatchState& state) {
   tDispatch = &state;
   AlternateSignalStack signalStack;
@@ -694,7 +730,7 @@ void workerMain(DispatchState& state) {
   while (!state.stop && !state.cancelled) {
     uint64_t g = state.nextGroup.fetch_add(1);
     if (g >= total) break;
-    scheduler.run(state.geometry.groupAt(g));
+    scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.schedule, g, total)));
   }
   tDispatch = nullptr;
 }

@@ -141,6 +141,15 @@ struct BoundArgument {
   uint64_t threadgroupBytes = 0;      // ThreadgroupMemory role: size requested at dispatch
 };
 
+// The order in which threads of a threadgroup run between synchronisation points, and in which
+// threadgroups are taken (`--schedule`). Order-dependent results (a race the checks were not asked
+// to find) show up as different outputs under different schedules.
+struct Schedule {
+  enum class Order { InOrder, Reverse, Random };
+  Order order = Order::InOrder;
+  uint64_t seed = 0;
+};
+
 struct DispatchRequest {
   const ExecutableKernel* kernel = nullptr;
   DispatchMode mode = DispatchMode::Threads;
@@ -150,6 +159,7 @@ struct DispatchRequest {
   double timeoutSeconds = 60;
   unsigned workers = 0;  // 0: one per core
   CheckSet checks;       // only what the kernel was instrumented for can run
+  Schedule schedule;
 };
 
 struct DispatchResult {

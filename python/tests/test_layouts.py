@@ -8,7 +8,16 @@ import pytest
 import mslsim as mx
 from conftest import generated
 
+# 64-bit signed indexing, not the docs' `uint`: MLX's elem_to_loc computes in the type of its
+# first argument, and with negative strides the offset from the first element is negative (in
+# `uint` it wraps to a huge index, on a Mac too: see test_uint_indexing_of_negative_strides).
 STRIDED = """
+    uint elem = thread_position_in_grid.x;
+    int64_t loc = elem_to_loc(int64_t(elem), inp_shape, inp_strides, inp_ndim);
+    out[elem] = inp[loc] * 2 + 1;
+"""
+
+DOCS_STRIDED = """
     uint elem = thread_position_in_grid.x;
     uint loc = elem_to_loc(elem, inp_shape, inp_strides, inp_ndim);
     out[elem] = inp[loc] * 2 + 1;
@@ -59,23 +68,27 @@ def run(kernel, a):
     return out
 
 
-# Views with negative strides reach memory below their first element. The runtime's
-# MetalKernel binds inputs from `data` upwards only, so the simulator's memory checks reject
-# those reads until it hands ArrayView::allocationBegin/allocationBytes to the launch (see the
-# python/ hand-over notes). Remove this marker once it does.
-NEEDS_REGION = pytest.mark.xfail(raises=mx.KernelError, strict=False,
-                                 reason="runtime binds inputs from their first element only")
-NEGATIVE = {"negative_rows", "negative_cols_step", "both_negative", "sliced_3d"}
-VIEW_PARAMS = [pytest.param(v, marks=NEEDS_REGION) if v in NEGATIVE else v for v in VIEWS]
-
-
-@pytest.mark.parametrize("view", VIEW_PARAMS)
+@pytest.mark.parametrize("view", list(VIEWS))
 def test_view_without_copy(view):
     a = VIEWS[view]
     kernel = mx.metal_kernel("strided_view", ["inp"], ["out"], STRIDED, ensure_row_contiguous=False)
     out = run(kernel, a)
     assert out.flags.c_contiguous and out.shape == a.shape
     np.testing.assert_array_equal(out, a * 2 + 1)
+
+
+def test_uint_indexing_of_negative_strides_is_caught():
+    # The docs' kernel (uint elem, uint loc) reads far outside the array for a reversed view;
+    # mslsim reports it instead of returning garbage.
+    a = VIEWS["negative_rows"]
+    kernel = mx.metal_kernel("docs_strided", ["inp"], ["out"], DOCS_STRIDED,
+                             ensure_row_contiguous=False)
+    with pytest.raises(mx.KernelError) as e:
+        run(kernel, a)
+    assert "out-of-bounds" in str(e.value) or "invalid-memory-access" in str(e.value)
+    # Positive strides are fine with it.
+    b = VIEWS["offset_block"]
+    np.testing.assert_array_equal(run(kernel, b), b * 2 + 1)
 
 
 @pytest.mark.parametrize("view", list(VIEWS))

@@ -15,14 +15,14 @@ struct KernelRun {
 };
 
 KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t outCount,
-              double timeout = 60) {
+              double timeout = 60, Schedule schedule = Schedule()) {
   std::string source = "#include <metal_stdlib>\nusing namespace metal;\n" + body;
   auto p = Program::compileSource("/virtual/exec.metal", source);
   HostArray out = HostArray::filled(DType::Float32, outCount, -1);
   Launch launch(p->kernel("k"));
   launch.bindBuffer(0, out, "out");
   KernelRun r;
-  r.result = launch.run(DispatchMode::Threads, {grid, 1, 1}, {tg, 1, 1}, timeout);
+  r.result = launch.run(DispatchMode::Threads, {grid, 1, 1}, {tg, 1, 1}, timeout, 0, CheckSet(), schedule);
   for (uint64_t i = 0; i < out.count(); ++i) r.out.push_back(float(out.valueAt(i)));
   return r;
 }
@@ -167,4 +167,27 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]
   out[i] = big[(i * 7919) % 200000];
 })", 2, 2, 2);
   EXPECT_TRUE(hasFinding(r.result, "stack-overflow", Finding::Severity::Error));
+}
+
+TEST(Executor, SchedulesChangeOnlyOrderDependentResults) {
+  const char* withBarrier = R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgroup]], uint g [[thread_position_in_grid]]) {
+  threadgroup float slots[64];
+  slots[i] = float(g);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[g] = slots[(i + 1) % 64] + simd_sum(1.0f);
+})";
+  const char* withoutBarrier = R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgroup]], uint g [[thread_position_in_grid]]) {
+  threadgroup float slots[64];
+  slots[i] = float(g);
+  out[g] = slots[(i + 1) % 64] + simd_sum(1.0f);
+})";
+  Schedule reverse{Schedule::Order::Reverse, 0}, random{Schedule::Order::Random, 7};
+  KernelRun a = runKernel(withBarrier, 256, 64, 256), b = runKernel(withBarrier, 256, 64, 256, 60, reverse),
+            c = runKernel(withBarrier, 256, 64, 256, 60, random);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_EQ(a.out, c.out);
+  KernelRun x = runKernel(withoutBarrier, 256, 64, 256), y = runKernel(withoutBarrier, 256, 64, 256, 60, reverse);
+  EXPECT_NE(x.out, y.out);
 }

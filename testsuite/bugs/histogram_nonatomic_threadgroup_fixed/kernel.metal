@@ -1,0 +1,23 @@
+#include <metal_stdlib>
+using namespace metal;
+
+// Privatised 16-bin histogram of bytes: each threadgroup of 128 counts into threadgroup
+// bins, then threads 0..15 add the bins to the device histogram atomically.
+// The threadgroup bins are atomics.
+kernel void histogram16(
+    device const uchar* values [[buffer(0)]],
+    device atomic_uint* bins   [[buffer(1)]],
+    uint   gid [[thread_position_in_grid]],
+    ushort lid [[thread_index_in_threadgroup]])
+{
+    threadgroup atomic_uint local_bins[16];
+    if (lid < 16) {
+        atomic_store_explicit(&local_bins[lid], 0u, memory_order_relaxed);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    atomic_fetch_add_explicit(&local_bins[values[gid]], 1u, memory_order_relaxed);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (lid < 16) {
+        atomic_fetch_add_explicit(&bins[lid], atomic_load_explicit(&local_bins[lid], memory_order_relaxed), memory_order_relaxed);
+    }
+}

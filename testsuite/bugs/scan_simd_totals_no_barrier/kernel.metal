@@ -1,0 +1,28 @@
+#include <metal_stdlib>
+using namespace metal;
+
+// Block-wise inclusive int scan: simd_prefix_inclusive_sum inside each SIMD-group, the
+// SIMD-group totals published by lane 31 in threadgroup memory, and every thread adds
+// the totals of the SIMD-groups before its own. Blocks of 256 (8 full SIMD-groups).
+// BUG: no barrier between publishing the totals and reading the other SIMD-groups'
+// totals.
+kernel void block_scan_simd(
+    device const int* in  [[buffer(0)]],
+    device int*       out [[buffer(1)]],
+    uint   gid  [[thread_position_in_grid]],
+    ushort lane [[thread_index_in_simdgroup]],
+    ushort sg   [[simdgroup_index_in_threadgroup]])
+{
+    threadgroup int sg_totals[8];
+    const int x = in[gid];
+    const int incl = simd_prefix_inclusive_sum(x);
+    if (lane == 31) {
+        sg_totals[sg] = incl;
+    }
+    // missing: threadgroup_barrier(mem_flags::mem_threadgroup);
+    int offset = 0;
+    for (ushort i = 0; i < sg; ++i) {
+        offset += sg_totals[i];
+    }
+    out[gid] = offset + incl;
+}

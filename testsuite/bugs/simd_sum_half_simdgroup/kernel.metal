@@ -1,0 +1,20 @@
+#include <metal_stdlib>
+using namespace metal;
+
+// Sum of each SIMD-group's 32 floats, written by lane 0 (threadgroups of 64).
+// BUG: simd_sum is called under `if (lane < 16)`: only half of each full SIMD-group
+// takes part, so the sum covers 16 of the 32 values.
+kernel void simd_group_sums(
+    device const float* x   [[buffer(0)]],
+    device float*       out [[buffer(1)]],
+    uint   gid  [[thread_position_in_grid]],
+    ushort lane [[thread_index_in_simdgroup]])
+{
+    const float v = x[gid];
+    if (lane < 16) {
+        const float s = simd_sum(v);
+        if (lane == 0) {
+            out[gid / 32] = s;
+        }
+    }
+}
