@@ -69,6 +69,8 @@ struct RunOptions {
   bool reportUniformWrites = false;
   std::string reportJson, reportSarif;
   std::string schedule = "in-order";
+  std::string watch, trace;
+  unsigned maxErrors = 0;
   int errorExitCode = 1;
 };
 
@@ -118,7 +120,14 @@ int runCommand(const RunOptions& o) {
   CompileOptions options{o.includes, o.defines, false, {}};
   CheckSet checks = parseCheckList(o.checks);
   checks.reportUniformWrites = o.reportUniformWrites;
-  Schedule schedule = parseSchedule(o.schedule);
+  DispatchOptions dispatchOptions;
+  dispatchOptions.timeoutSeconds = o.timeout;
+  dispatchOptions.checks = checks;
+  dispatchOptions.schedule = parseSchedule(o.schedule);
+  dispatchOptions.watch = o.watch;
+  dispatchOptions.traceFile = o.trace;
+  dispatchOptions.maxErrors = o.maxErrors;
+  dispatchOptions.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   auto program = Program::compileFile(o.file, options, checks.needsInstrumentation());
   printWarnings(*program);
   const ExecutableKernel& kernel = program->kernel(o.kernel);
@@ -161,7 +170,7 @@ int runCommand(const RunOptions& o) {
     if (r > 0)
       for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
     result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
-                        grid, threadgroup, o.timeout, 0, checks, schedule);
+                        grid, threadgroup, dispatchOptions);
     times.push_back(result.milliseconds);
     if (result.hasErrors()) break;
   }
@@ -274,6 +283,9 @@ int main(int argc, char** argv) {
                      "checks: races,bounds,uninit,sync,simd | all | none (default bounds,sync)");
   runCmd->add_option("--schedule", run.schedule,
                      "in-order | reverse | random[:SEED]: the order threads run between synchronisation points");
+  runCmd->add_option("--watch", run.watch, "print every access to one element: NAME[INDEX] or buffer:N[INDEX]");
+  runCmd->add_option("--trace", run.trace, "write a Chrome trace-event JSON (open it in Perfetto)");
+  runCmd->add_option("--max-errors", run.maxErrors, "stop after N distinct errors");
   runCmd->add_option("--report-json", run.reportJson, "write the findings as JSON (schema in docs/checks.md)");
   runCmd->add_option("--report-sarif", run.reportSarif, "write the findings as SARIF 2.1.0");
   runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1)");

@@ -403,7 +403,10 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   }
   DispatchResult result;
   try {
-    result = launch.run(DispatchMode::Threads, grid, threadgroup, call.timeoutSeconds, 0, call.checks);
+    DispatchOptions options;
+    options.timeoutSeconds = call.timeoutSeconds;
+    options.checks = call.checks;
+    result = launch.run(DispatchMode::Threads, grid, threadgroup, options);
   } catch (const UsageError& e) {
     throw RuntimeError(e.what());
   }

@@ -213,8 +213,7 @@ void Launch::bindMemory(unsigned index, void* address, uint64_t bytes, DType dty
 
 void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }
 
-DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds,
-                           unsigned workers, CheckSet checks, Schedule schedule) {
+DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, const DispatchOptions& options) {
   const KernelInfo& info = kernel_.info;
   auto argLabel = [&](const ArgumentInfo& a) {
     return std::string(a.role == ArgumentRole::Buffer ? "buffer " : "threadgroup memory ") +
@@ -235,10 +234,14 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, dou
   request.mode = mode;
   request.grid = grid;
   request.threadgroup = threadgroup;
-  request.timeoutSeconds = timeoutSeconds;
-  request.workers = workers;
-  request.checks = checks;
-  request.schedule = schedule;
+  request.timeoutSeconds = options.timeoutSeconds;
+  request.workers = options.workers;
+  request.checks = options.checks;
+  request.schedule = options.schedule;
+  request.watch = options.watch;
+  request.traceFile = options.traceFile;
+  request.log = options.log;
+  request.maxErrors = options.maxErrors;
   request.arguments.resize(info.arguments.size());
   for (const ArgumentInfo& a : info.arguments) {
     BoundArgument& bound = request.arguments[a.position];

@@ -2,6 +2,7 @@
 // dispatch. The CLI, the test-suite runner and (later) the Python module are thin layers over this.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -60,6 +61,18 @@ class Program {
   double compileMs_ = 0;
 };
 
+// How to run a dispatch beyond its geometry.
+struct DispatchOptions {
+  double timeoutSeconds = 60;
+  unsigned workers = 0;  // 0: one per core
+  CheckSet checks;       // default: bounds, sync
+  Schedule schedule;
+  std::string watch;      // `--watch` element, printed through `log`
+  std::string traceFile;  // `--trace` output
+  std::function<void(const std::string&)> log;
+  unsigned maxErrors = 0;
+};
+
 // One dispatch of one kernel: bindings by Metal index, then run.
 class Launch {
  public:
@@ -77,8 +90,8 @@ class Launch {
 
   // Checks the bindings against the kernel's arguments (throws UsageError naming the argument at
   // fault) and runs the grid.
-  DispatchResult run(DispatchMode mode, Size3 grid, Size3 threadgroup, double timeoutSeconds = 60,
-                     unsigned workers = 0, CheckSet checks = CheckSet(), Schedule schedule = Schedule());
+  DispatchResult run(DispatchMode mode, Size3 grid, Size3 threadgroup,
+                     const DispatchOptions& options = DispatchOptions());
 
  private:
   struct Binding {

@@ -87,9 +87,12 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     for (auto& [key, value] : tgSpecs.items())
       launch.setThreadgroupMemory(unsigned(std::stoul(key)), value.get<uint64_t>());
 
+    DispatchOptions options;
+    options.timeoutSeconds = spec.value("timeout", 60.0);
+    options.checks = checks;
+    options.schedule = parseSchedule(schedule);
     DispatchResult result = launch.run(
-        mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup,
-        spec.value("timeout", 60.0), 0, checks, parseSchedule(schedule));
+        mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup, options);
     outcome.runMs = result.milliseconds;
     for (auto& f : result.findings) outcome.details.push_back(program->formatFinding(f));
     // Expected findings (the planted-bug corpus): exactly these kinds at these lines.

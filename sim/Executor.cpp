@@ -275,7 +275,16 @@ class DispatchState : public FindingSink {
   DispatchState(const DispatchRequest& r)
       : request(r), kernel(*r.kernel), geometry(r.mode, r.grid, r.threadgroup) {}
   DispatchFacts facts;
-  std::shared_ptr<void> checkState;
+  std::shared_ptr<void> checkState, traceState;
+  // Observers that want to hear of findings (the tracer), registered by the workers.
+  void listen(ExecutionObserver* o) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    listeners_.push_back(o);
+  }
+  void unlisten(ExecutionObserver* o) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    listeners_.erase(std::remove(listeners_.begin(), listeners_.end(), o), listeners_.end());
+  }
 
   const DispatchRequest& request;
   const ExecutableKernel& kernel;
@@ -313,6 +322,8 @@ class DispatchState : public FindingSink {
                                                     "invalid-memory-access", "stack-overflow",
                                                     "integer-division-by-zero"};
     if (f.severity == Finding::Severity::Error && kStopping.count(f.kind)) stop = true;
+    if (f.severity == Finding::Severity::Error && request.maxErrors && ++errors_ >= request.maxErrors) stop = true;
+    for (auto* o : listeners_) o->finding(f);
     reported_[key] = findings.size();
     findings.push_back(std::move(f));
   }
@@ -321,6 +332,8 @@ class DispatchState : public FindingSink {
  private:
   std::mutex mutex_;
   std::map<std::string, size_t> reported_;
+  std::vector<ExecutionObserver*> listeners_;
+  unsigned errors_ = 0;
 };
 
 constexpr uint32_t kPoisonWord = 0x7FA5A5A5;  // a quiet NaN as float, 0x7FA5A5A5 as int
@@ -624,6 +637,7 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
     }
     if (size == 0)
       for (auto& o : observers_) o->simdgroupBarrier(first / kSimdWidth);
+    for (auto& o : observers_) o->simdCollective(first / kSimdWidth, mask, site.position());
     // A SIMD-group function that only some lanes of a full SIMD-group call.
     if (size > 0 && dispatch_.facts.checks.simd && last - first == kSimdWidth && mask != 0xFFFFFFFFu) {
       Finding f;
@@ -725,13 +739,21 @@ void workerMain(DispatchState& state) {
   AlternateSignalStack signalStack;
   std::vector<std::unique_ptr<FiberStack>> stacks;
   ThreadgroupScheduler scheduler(state, stacks);
-  scheduler.setObservers(makeCheckers(state.facts, state.checkState));
+  auto observers = makeCheckers(state.facts, state.checkState);
+  for (auto& t : makeTracers(state.facts, state.request, state.traceState)) {
+    state.listen(t.get());
+    observers.push_back(std::move(t));
+  }
+  std::vector<ExecutionObserver*> listening;
+  for (auto& o : observers) listening.push_back(o.get());
+  scheduler.setObservers(std::move(observers));
   uint64_t total = state.geometry.totalThreadgroups();
   while (!state.stop && !state.cancelled) {
     uint64_t g = state.nextGroup.fetch_add(1);
     if (g >= total) break;
     scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.schedule, g, total)));
   }
+  for (auto* o : listening) state.unlisten(o);
   tDispatch = nullptr;
 }
 
@@ -800,6 +822,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
   facts.geometry = &state.geometry;
   facts.checks = request.checks;
   facts.sink = &state;
+  facts.log = request.log;
   facts.arenaBytes = state.arenaBytes;
   for (auto& a : kernel.info.arguments) {
     const BoundArgument& b = request.arguments[a.position];
@@ -819,6 +842,17 @@ DispatchResult dispatch(const DispatchRequest& request) {
       r.end = r.begin + b.threadgroupBytes;
       facts.threadgroupArguments.push_back(r);
     }
+  }
+
+  if (!request.watch.empty()) {
+    try {
+      std::shared_ptr<void> scratch;
+      makeTracers(facts, request, scratch);
+    } catch (const std::invalid_argument& e) {
+      return fail("invalid-watch", e.what());
+    }
+    if (!kernel.instrumented)
+      return fail("invalid-watch", "--watch needs a checked build: do not combine it with --check none");
   }
 
   installFaultHandlers();
@@ -851,6 +885,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
     }
   }
   for (auto& t : threads) t.join();
+  if (!request.traceFile.empty()) writeTrace(state.traceState, request.traceFile);
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   result.findings = std::move(state.findings);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,7 @@ struct AccessSite {
 struct ThreadgroupVariable {
   std::string name;
   uint64_t offset = 0, size = 0;  // in the threadgroup arena
+  uint64_t elementSize = 1;       // of the innermost array element
 };
 
 // Which checks a dispatch runs (`--check races,bounds,uninit,sync,simd`).
@@ -160,6 +162,12 @@ struct DispatchRequest {
   unsigned workers = 0;  // 0: one per core
   CheckSet checks;       // only what the kernel was instrumented for can run
   Schedule schedule;
+  // Diagnostics output (checked builds): `--watch` (e.g. "tile[17]", "buffer:1[42]") prints every
+  // access to that element through `log`; `traceFile` receives a Chrome trace-event JSON.
+  std::string watch;
+  std::string traceFile;
+  std::function<void(const std::string&)> log;
+  unsigned maxErrors = 0;  // stop after this many distinct errors (0: no limit)
 };
 
 struct DispatchResult {

@@ -145,7 +145,11 @@ std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& mo
     for (auto* gv : perEntry[e]) {
       uint64_t size = layout.getTypeAllocSize(gv->getValueType());
       l.bytes = std::max(l.bytes, offsets[gv] + size);
-      l.variables.push_back({variableName(gv->getName().str()), offsets[gv], size});
+      // The innermost element type, for `--watch tile[17]` (flat element index).
+      llvm::Type* element = gv->getValueType();
+      while (auto* array = llvm::dyn_cast<llvm::ArrayType>(element)) element = array->getElementType();
+      l.variables.push_back({variableName(gv->getName().str()), offsets[gv], size,
+                             layout.getTypeAllocSize(element)});
     }
   }
 

@@ -65,6 +65,7 @@ struct DispatchFacts {
   std::vector<MemoryRegion> threadgroupArguments;  // arena offsets
   uint64_t arenaBytes = 0;
   FindingSink* sink = nullptr;
+  std::function<void(const std::string&)> log;
   AccessRecord record(const AccessSite& site, const ThreadIdentity& thread) const;
 };
 
@@ -78,12 +79,23 @@ class ExecutionObserver {
   // A simdgroup_barrier of SIMD-group `simdgroup` was released.
   virtual void simdgroupBarrier(uint32_t simdgroup) {}
   virtual void threadgroupEnd() {}
+  // A SIMD-group function (size > 0) or simdgroup_barrier (size 0) released for `mask` lanes.
+  virtual void simdCollective(uint32_t simdgroup, uint32_t mask, const SourcePosition& where) {}
+  virtual void finding(const Finding& finding) {}
   virtual void dispatchEnd() {}
 };
+
+// Observers that trace rather than check: `--watch` and `--trace` (sim/Tracing.cpp).
+std::vector<std::unique_ptr<ExecutionObserver>> makeTracers(const DispatchFacts& facts, const DispatchRequest& request,
+                                                            std::shared_ptr<void>& sharedState);
+// Writes the trace the tracers of one dispatch recorded (`sharedState` from makeTracers).
+void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& path);
 
 // The checkers `facts.checks` asks for. `sharedState` is one object per dispatch, shared by the
 // workers' observers (checks that need cross-threadgroup state run with one worker).
 std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
                                                              std::shared_ptr<void>& sharedState);
+// Writes the trace the tracers of one dispatch recorded (`sharedState` from makeTracers).
+void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& path);
 
 }  // namespace mslsim

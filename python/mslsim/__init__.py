@@ -40,6 +40,9 @@ Inputs, and how they map to MLX arrays:
   with ``False`` the kernel sees the view as it is, through ``<name>_shape``/``_strides``
   (element strides)/``_ndim``. A row-contiguous view with an offset (``a[2:]``) is bound at its
   first element. (MLX itself would copy a numpy array into a fresh contiguous mx.array.)
+  Negative strides put elements *below* the bound pointer: index with a signed 64-bit offset,
+  ``elem_to_loc(int64_t(elem), ...)``; the docs' ``uint loc`` wraps (on a Mac too), and mslsim
+  reports the resulting out-of-bounds read as a :class:`KernelError`.
 * numpy dtypes map to MLX's; numpy ``float64`` and ``complex128`` become ``float32`` and
   ``complex64`` (copied), as ``mx.array(numpy_array)`` does. Kernels cannot get ``float64``
   inputs from numpy (Metal has no double anyway). Other numpy dtypes (strings, objects,

@@ -22,7 +22,10 @@ KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t 
   Launch launch(p->kernel("k"));
   launch.bindBuffer(0, out, "out");
   KernelRun r;
-  r.result = launch.run(DispatchMode::Threads, {grid, 1, 1}, {tg, 1, 1}, timeout, 0, CheckSet(), schedule);
+  DispatchOptions options;
+  options.timeoutSeconds = timeout;
+  options.schedule = schedule;
+  r.result = launch.run(DispatchMode::Threads, {grid, 1, 1}, {tg, 1, 1}, options);
   for (uint64_t i = 0; i < out.count(); ++i) r.out.push_back(float(out.valueAt(i)));
   return r;
 }

@@ -1,10 +1,10 @@
 #include <metal_stdlib>
 using namespace metal;
 
-// Hillis-Steele inclusive scan of each block of 256 floats in threadgroup memory, with
-// two buffers used in turn: step k reads buf[src] (own slot and the slot `offset` to
-// the left) and writes buf[src ^ 1], then all threads wait at a barrier.
-// The inputs are stored and a barrier is passed before the first step.
+// In-place Hillis-Steele inclusive scan of each block of 256 floats in threadgroup
+// memory: at every step each thread reads the slot `offset` to its left, then adds it
+// to its own slot.
+// A barrier separates every step's reads from its stores.
 kernel void hillis_steele_scan(
     device const float* in  [[buffer(0)]],
     device float*       out [[buffer(1)]],
@@ -12,16 +12,14 @@ kernel void hillis_steele_scan(
     uint lid [[thread_index_in_threadgroup]],
     uint tpg [[threads_per_threadgroup]])
 {
-    threadgroup float buf[2][256];
-    uint src = 0;
-    buf[0][lid] = in[gid];
+    threadgroup float buf[256];
+    buf[lid] = in[gid];
     threadgroup_barrier(mem_flags::mem_threadgroup);
     for (uint offset = 1; offset < tpg; offset <<= 1) {
-        const float mine = buf[src][lid];
-        const float left = (lid >= offset) ? buf[src][lid - offset] : 0.0f;
-        buf[src ^ 1][lid] = mine + left;
-        src ^= 1;
+        const float left = (lid >= offset) ? buf[lid - offset] : 0.0f;
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        buf[lid] += left;
         threadgroup_barrier(mem_flags::mem_threadgroup);
     }
-    out[gid] = buf[src][lid];
+    out[gid] = buf[lid];
 }

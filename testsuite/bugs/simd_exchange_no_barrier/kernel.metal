@@ -1,11 +1,13 @@
 #include <metal_stdlib>
 using namespace metal;
 
-// Shifts each SIMD-group's half values up by one lane (lane 0 gets 0) through
-// threadgroup memory: every lane stores its value, then reads the slot of lane - 1.
-// BUG: no barrier at all between the store and the neighbour's read: correct only if the
-// lanes of a SIMD-group run in lock step, which MSL does not promise.
-kernel void simd_shift_up(
+// Inclusive scan of each SIMD-group's 32 half values through threadgroup memory
+// (Kogge-Stone: at step `offset` every lane adds the value of lane - offset), with
+// simdgroup_barriers instead of threadgroup barriers: only lanes of one SIMD-group
+// communicate.
+// BUG: no barrier of any kind between reading lane - offset's slot and overwriting the
+// own slot: correct only if the lanes run in lock step, which MSL does not promise.
+kernel void simd_scan_tg(
     device const half* x   [[buffer(0)]],
     device half*       out [[buffer(1)]],
     uint   gid  [[thread_position_in_grid]],
@@ -13,8 +15,15 @@ kernel void simd_shift_up(
     ushort lane [[thread_index_in_simdgroup]])
 {
     threadgroup half stage[128];
-    stage[lid] = x[gid];
-    // missing: simdgroup_barrier(mem_flags::mem_threadgroup);
-    const half prev = (lane > 0) ? stage[lid - 1] : half(0);
-    out[gid] = prev;
+    half v = x[gid];
+    stage[lid] = v;
+    simdgroup_barrier(mem_flags::mem_threadgroup);
+    for (ushort offset = 1; offset < 32; offset <<= 1) {
+        const half left = (lane >= offset) ? stage[lid - offset] : half(0);
+        // missing: simdgroup_barrier(mem_flags::mem_threadgroup);
+        v += left;
+        stage[lid] = v;
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    out[gid] = v;
 }

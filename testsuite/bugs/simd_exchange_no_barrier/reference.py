@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""simd_shift_up: half values shifted up by one lane within each SIMD-group of 32 (lane 0 gets 0)."""
+"""simd_scan_tg: inclusive cumsum of each group of 32 halves (small integers, exact)."""
 import os
 import sys
 import numpy as np
@@ -13,13 +13,10 @@ def main(outdir):
         np.save(os.path.join(outdir, name), array)
 
     n = 256
-    x = rng.uniform(-4.0, 4.0, n).astype("<f2")
-    y = np.zeros(n, dtype="<f2")
-    for i in range(n):
-        if i % 32:
-            y[i] = x[i - 1]
+    x = rng.integers(0, 4, n).astype("<f2")   # small integers: every partial sum is exact in half
+    y = np.concatenate([np.cumsum(x[s:s + 32].astype(np.float64)) for s in range(0, n, 32)])
     save("x.npy", x)
-    save("expected_1.npy", y)
+    save("expected_1.npy", y.astype("<f2"))
 
 
 if __name__ == "__main__":

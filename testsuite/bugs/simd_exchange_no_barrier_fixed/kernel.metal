@@ -1,10 +1,12 @@
 #include <metal_stdlib>
 using namespace metal;
 
-// Shifts each SIMD-group's half values up by one lane (lane 0 gets 0) through
-// threadgroup memory: every lane stores its value, then reads the slot of lane - 1.
-// A simdgroup_barrier orders the store and the neighbour's read.
-kernel void simd_shift_up(
+// Inclusive scan of each SIMD-group's 32 half values through threadgroup memory
+// (Kogge-Stone: at step `offset` every lane adds the value of lane - offset), with
+// simdgroup_barriers instead of threadgroup barriers: only lanes of one SIMD-group
+// communicate.
+// A simdgroup_barrier also separates each step's reads from its stores.
+kernel void simd_scan_tg(
     device const half* x   [[buffer(0)]],
     device half*       out [[buffer(1)]],
     uint   gid  [[thread_position_in_grid]],
@@ -12,8 +14,15 @@ kernel void simd_shift_up(
     ushort lane [[thread_index_in_simdgroup]])
 {
     threadgroup half stage[128];
-    stage[lid] = x[gid];
+    half v = x[gid];
+    stage[lid] = v;
     simdgroup_barrier(mem_flags::mem_threadgroup);
-    const half prev = (lane > 0) ? stage[lid - 1] : half(0);
-    out[gid] = prev;
+    for (ushort offset = 1; offset < 32; offset <<= 1) {
+        const half left = (lane >= offset) ? stage[lid - offset] : half(0);
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+        v += left;
+        stage[lid] = v;
+        simdgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    out[gid] = v;
 }

@@ -8,7 +8,8 @@ kernel void publish_scale(
     device const float* x   [[buffer(0)]],
     device float*       out [[buffer(1)]],
     uint gid [[thread_position_in_grid]],
-    uint lid [[thread_index_in_threadgroup]])
+    uint lid [[thread_index_in_threadgroup]],
+    uint tpg [[threads_per_threadgroup]])
 {
     threadgroup float scale;
     if (lid == 32) {
