@@ -155,6 +155,9 @@ class BoundsChecker : public ExecutionObserver {
 
   void report(const ThreadIdentity& thread, const MemoryAccess& a, const char* kind, const char* space,
               const std::string& memory, const Finding::Location& location, const std::string& why) {
+    // An access outside its allocation is not performed: it would corrupt (or fault on) memory
+    // that is not the kernel's. A write to read-only memory stays inside its buffer and happens.
+    if (std::string(kind) == "out-of-bounds") a.suppress = true;
     Finding f;
     f.severity = Finding::Severity::Error;
     f.kind = kind;
@@ -256,7 +259,8 @@ class RaceDetector : public ExecutionObserver {
     bool atomic = isAtomic(a.site->op);
     uint32_t simdEpoch = simdEpoch_[t.simdgroup()];
     if (isWrite(a.site->op)) {
-      uint8_t value = byteAt(address);  // the hook runs after the store
+      // The hook runs before the store: the stored bytes come with the access when known.
+      uint8_t value = a.newValue ? a.newValue[address - a.address] : uint8_t(~byteAt(address));
       if (s.writer && s.writer != me && !(atomic && s.writeAtomic) &&
           (s.value != value || facts_.checks.reportUniformWrites))
         race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-write", address, space);
@@ -313,7 +317,7 @@ class RaceDetector : public ExecutionObserver {
     InterGroupEntry& e = inter_.shadow.at(address);
     uint64_t me = t.groupLinear + 1;
     bool write = isWrite(a.site->op), atomic = isAtomic(a.site->op);
-    uint8_t value = byteAt(address);
+    uint8_t value = write && a.newValue ? a.newValue[address - a.address] : byteAt(address);
     if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) &&
         !(write && e.write && e.value == value && !facts_.checks.reportUniformWrites)) {
       const AccessSite& first = (*facts_.kernel->sites)[e.site];

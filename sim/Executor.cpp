@@ -232,7 +232,8 @@ class ThreadgroupScheduler {
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
   char* arena() { return arena_.data(); }
   [[noreturn]] void abortCurrentThread();
-  void access(uintptr_t address, uint64_t size, uint32_t site);
+  // Runs the observers on an access about to happen; false if it must not happen.
+  bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
   void inactiveLaneRead(unsigned lane, CallSite site);
   void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers) { observers_ = std::move(observers); }
 
@@ -422,14 +423,15 @@ ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
   return {group_, groupSize_, groupLinear_, t.linear};
 }
 
-void ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t site) {
-  if (observers_.empty() || !current_) return;
+bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue) {
+  if (observers_.empty() || !current_) return true;
   const DispatchFacts& facts = dispatch_.facts;
   MemoryAccess a;
   a.address = address;
   a.size = size;
   a.siteIndex = site;
   a.site = &(*dispatch_.kernel.sites)[site];
+  a.newValue = newValue;
   uintptr_t arena = reinterpret_cast<uintptr_t>(arena_.data());
   if (address >= arena && address < arena + arena_.size()) {
     a.target = MemoryAccess::Target::Threadgroup;
@@ -456,9 +458,10 @@ void ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
       }
     }
   }
-  if (a.target == MemoryAccess::Target::Private) return;
+  if (a.target == MemoryAccess::Target::Private) return true;
   ThreadIdentity who = identity(*current_);
   for (auto& o : observers_) o->access(who, a);
+  return !a.suppress;
 }
 
 void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
@@ -918,8 +921,10 @@ void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : n
 void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
   if (tCurrent) tCurrent->inactiveLaneRead(lane, {file, line, column});
 }
-void __mslsim_access(void* address, uint64_t size, uint32_t site) {
-  if (tCurrent) tCurrent->access(reinterpret_cast<uintptr_t>(address), size, site);
+unsigned __mslsim_access(void* address, uint64_t size, uint32_t site, const void* newValue) {
+  return tCurrent ? tCurrent->access(reinterpret_cast<uintptr_t>(address), size, site,
+                                     static_cast<const uint8_t*>(newValue))
+                  : 1u;
 }
 void __mslsim_poll(void) {
   if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->abortCurrentThread();

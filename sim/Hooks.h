@@ -21,7 +21,8 @@ constexpr const char* kSimdExchange = "__mslsim_simd_exchange";
 constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
 constexpr const char* kPoll = "__mslsim_poll";                           // void(void)
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
-constexpr const char* kAccess = "__mslsim_access";  // void(ptr address, i64 size, i32 site)
+// i32(ptr address, i64 size, i32 site, ptr newValue): nonzero if the access may happen.
+constexpr const char* kAccess = "__mslsim_access";
 }  // namespace hook
 
 }  // namespace mslsim

@@ -9,6 +9,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Module.h>
@@ -318,58 +319,89 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
   llvm::FunctionCallee hookFn = module.getOrInsertFunction(
-      hook::kAccess, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, i64, i32}, false));
+      hook::kAccess, llvm::FunctionType::get(i32, {ptrTy, i64, i32, ptrTy}, false));
   std::set<std::string> kernelFunctions;
   for (auto& [entry, kernel] : kernelOfEntry) kernelFunctions.insert(kernel);
   std::map<std::string, const KernelInfo*> kernelOfEntrySymbol;
   for (auto& k : kernels) kernelOfEntrySymbol[k.entrySymbol] = &k;
 
+  // One memory operation may make two accesses (a memcpy reads and writes).
+  struct Access {
+    llvm::Value* pointer;
+    llvm::Value* size;
+    AccessOp op;
+    llvm::Value* newValue;  // a store's value (stored to a stack slot for the hook), or a copy's source
+  };
+  // Operands are read when each instruction is instrumented, not before: guarding one load may
+  // replace it (by a phi) in the operands of later instructions.
+  auto accessesOf = [&](llvm::Instruction& inst) {
+    std::vector<Access> accesses;
+    auto bytes = [&](llvm::Type* t) { return llvm::ConstantInt::get(i64, layout.getTypeStoreSize(t)); };
+    if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+      accesses.push_back({load->getPointerOperand(), bytes(load->getType()),
+                          load->isAtomic() ? AccessOp::AtomicLoad : AccessOp::Load, nullptr});
+    } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+      accesses.push_back({store->getPointerOperand(), bytes(store->getValueOperand()->getType()),
+                          store->isAtomic() ? AccessOp::AtomicStore : AccessOp::Store, store->getValueOperand()});
+    } else if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) {
+      accesses.push_back({rmw->getPointerOperand(), bytes(rmw->getValOperand()->getType()), AccessOp::AtomicRMW, nullptr});
+    } else if (auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) {
+      accesses.push_back({cas->getPointerOperand(), bytes(cas->getNewValOperand()->getType()), AccessOp::AtomicRMW, nullptr});
+    } else if (auto* transfer = llvm::dyn_cast<llvm::MemTransferInst>(&inst)) {
+      accesses.push_back({transfer->getRawSource(), transfer->getLength(), AccessOp::Load, nullptr});
+      accesses.push_back({transfer->getRawDest(), transfer->getLength(), AccessOp::Store, transfer->getRawSource()});
+    } else if (auto* set = llvm::dyn_cast<llvm::MemSetInst>(&inst)) {
+      accesses.push_back({set->getRawDest(), set->getLength(), AccessOp::Store, nullptr});
+    }
+    return accesses;
+  };
   for (auto& f : module) {
     if (f.isDeclaration()) continue;
-    std::vector<std::tuple<llvm::Instruction*, llvm::Value*, llvm::Value*, AccessOp, bool>> work;
+    std::vector<llvm::Instruction*> work;
     for (auto& bb : f)
-      for (auto& inst : bb) {
-        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
-          work.push_back({load, load->getPointerOperand(),
-                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(load->getType())),
-                          load->isAtomic() ? AccessOp::AtomicLoad : AccessOp::Load, false});
-        } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
-          work.push_back({store, store->getPointerOperand(),
-                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(store->getValueOperand()->getType())),
-                          store->isAtomic() ? AccessOp::AtomicStore : AccessOp::Store, true});
-        } else if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) {
-          work.push_back({rmw, rmw->getPointerOperand(),
-                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(rmw->getValOperand()->getType())),
-                          AccessOp::AtomicRMW, false});
-        } else if (auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) {
-          work.push_back({cas, cas->getPointerOperand(),
-                          llvm::ConstantInt::get(i64, layout.getTypeStoreSize(cas->getNewValOperand()->getType())),
-                          AccessOp::AtomicRMW, false});
-        } else if (auto* transfer = llvm::dyn_cast<llvm::MemTransferInst>(&inst)) {
-          llvm::Value* length = transfer->getLength();
-          work.push_back({transfer, transfer->getRawSource(), length, AccessOp::Load, false});
-          work.push_back({transfer, transfer->getRawDest(), length, AccessOp::Store, true});
-        } else if (auto* set = llvm::dyn_cast<llvm::MemSetInst>(&inst)) {
-          work.push_back({set, set->getRawDest(), set->getLength(), AccessOp::Store, true});
+      for (auto& inst : bb)
+        if (!accessesOf(inst).empty()) work.push_back(&inst);
+    for (llvm::Instruction* inst : work) {
+      std::vector<Access> accesses = accessesOf(*inst);
+      // The hooks run before the operation and say whether it may happen: an access the bounds
+      // check rejects is not performed (a load yields zero), so it cannot corrupt host memory.
+      llvm::IRBuilder<> b(inst);
+      llvm::Value* allowed = nullptr;
+      for (auto& a : accesses) {
+        PointerClass c = classifyPointer(a.pointer, layout, kernelFunctions, kernelOfEntrySymbol);
+        if (c.skip) continue;
+        AccessSite site;
+        site.op = a.op;
+        site.where = userPosition(*inst, sources);
+        site.param = c.param;
+        site.threadgroupOffset = c.threadgroupOffset;
+        uint32_t index = uint32_t(sites.size());
+        sites.push_back(site);
+        llvm::Value* value = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(ctx));
+        if (a.newValue && a.newValue->getType()->isPointerTy() && llvm::isa<llvm::MemTransferInst>(inst)) {
+          value = a.newValue;
+        } else if (a.newValue) {
+          llvm::IRBuilder<> entry(&*f.getEntryBlock().getFirstInsertionPt());
+          llvm::AllocaInst* slot = entry.CreateAlloca(a.newValue->getType(), nullptr, "stored.value");
+          b.CreateStore(a.newValue, slot);
+          value = slot;
         }
+        llvm::Value* ok = b.CreateICmpNE(b.CreateCall(hookFn, {a.pointer, b.CreateZExtOrTrunc(a.size, i64),
+                                                               llvm::ConstantInt::get(i32, index), value}),
+                                         llvm::ConstantInt::get(i32, 0));
+        allowed = allowed ? b.CreateAnd(allowed, ok) : ok;
       }
-    for (auto& [inst, pointer, size, op, after] : work) {
-      PointerClass c = classifyPointer(pointer, layout, kernelFunctions, kernelOfEntrySymbol);
-      if (c.skip) continue;
-      AccessSite site;
-      site.op = op;
-      site.where = userPosition(*inst, sources);
-      site.param = c.param;
-      site.threadgroupOffset = c.threadgroupOffset;
-      uint32_t index = uint32_t(sites.size());
-      sites.push_back(site);
-      llvm::IRBuilder<> b(ctx);
-      if (after)
-        b.SetInsertPoint(inst->getNextNode());
-      else
-        b.SetInsertPoint(inst);
-      llvm::Value* length = b.CreateZExtOrTrunc(size, i64);
-      b.CreateCall(hookFn, {pointer, length, llvm::ConstantInt::get(i32, index)});
+      if (!allowed) continue;
+      llvm::BasicBlock* head = inst->getParent();
+      llvm::Instruction* thenEnd = llvm::SplitBlockAndInsertIfThen(allowed, inst, false);
+      llvm::BasicBlock* tail = inst->getParent();
+      inst->moveBefore(thenEnd);
+      if (!inst->getType()->isVoidTy() && !inst->use_empty()) {
+        llvm::PHINode* phi = llvm::PHINode::Create(inst->getType(), 2, "", &tail->front());
+        inst->replaceAllUsesWith(phi);
+        phi->addIncoming(inst, thenEnd->getParent());
+        phi->addIncoming(llvm::Constant::getNullValue(inst->getType()), head);
+      }
     }
   }
   return sites;

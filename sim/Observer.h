@@ -48,6 +48,8 @@ struct MemoryAccess {
   const MemoryRegion* region = nullptr;              // Buffer, or a threadgroup argument
   const ThreadgroupVariable* variable = nullptr;     // a threadgroup variable
   uint64_t arenaOffset = 0;                          // Threadgroup: offset of `address` in the arena
+  const uint8_t* newValue = nullptr;  // a store's bytes (observers run before the store happens)
+  mutable bool suppress = false;      // set by the bounds check: the access is not performed
 };
 
 class FindingSink {

@@ -82,9 +82,11 @@ class WatchObserver : public ExecutionObserver {
     uint64_t begin = target_.threadgroup ? a.arenaOffset : a.address;
     if (target_.threadgroup != (a.target == MemoryAccess::Target::Threadgroup)) return;
     if (begin >= target_.end || begin + a.size <= target_.begin) return;
-    // Loads are observed before they happen and stores after: either way memory holds the value.
+    // Accesses are observed before they happen: a load reads what memory holds, a store writes
+    // the bytes it comes with (unknown for atomics: memory's current value is shown).
     uint64_t from = std::max(begin, target_.begin), to = std::min(begin + a.size, target_.end);
-    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(a.address + (from - begin));
+    const uint8_t* bytes = a.newValue ? a.newValue + (from - begin)
+                                      : reinterpret_cast<const uint8_t*>(a.address + (from - begin));
     std::string value = "0x";
     char hex[3];
     for (uint64_t i = to - from; i-- > 0;) {

@@ -15,9 +15,9 @@ struct KernelRun {
 };
 
 KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t outCount,
-              double timeout = 60, Schedule schedule = Schedule()) {
+              double timeout = 60, Schedule schedule = Schedule(), CheckSet checks = CheckSet()) {
   std::string source = "#include <metal_stdlib>\nusing namespace metal;\n" + body;
-  auto p = Program::compileSource("/virtual/exec.metal", source);
+  auto p = Program::compileSource("/virtual/exec.metal", source, {}, checks.needsInstrumentation());
   HostArray out = HostArray::filled(DType::Float32, outCount, -1);
   Launch launch(p->kernel("k"));
   launch.bindBuffer(0, out, "out");
@@ -25,6 +25,7 @@ KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t 
   DispatchOptions options;
   options.timeoutSeconds = timeout;
   options.schedule = schedule;
+  options.checks = checks;
   r.result = launch.run(DispatchMode::Threads, {grid, 1, 1}, {tg, 1, 1}, options);
   for (uint64_t i = 0; i < out.count(); ++i) r.out.push_back(float(out.valueAt(i)));
   return r;
@@ -146,12 +147,17 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]
 }
 
 TEST(Executor, AWildPointerIsAFindingNotACrash) {
-  KernelRun r = runKernel(R"(
+  const char* wild = R"(
 kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
   threadgroup_barrier(mem_flags::mem_threadgroup);
   device float* wild = (device float*)(16);
   out[i] = wild[i];
-})", 64, 32, 64);
+})";
+  // With bounds checks (the default) the access is refused before it happens...
+  KernelRun checked = runKernel(wild, 64, 32, 64);
+  EXPECT_TRUE(hasFinding(checked.result, "out-of-bounds", Finding::Severity::Error));
+  // ...without them the hardware fault is caught.
+  KernelRun r = runKernel(wild, 64, 32, 64, 60, Schedule(), CheckSet::none());
   EXPECT_TRUE(hasFinding(r.result, "invalid-memory-access", Finding::Severity::Error));
   // The process goes on: the next dispatch runs normally.
   KernelRun ok = runKernel(R"(
