@@ -179,15 +179,22 @@ class BoundsChecker : public ExecutionObserver {
 // byte since the last barrier that orders that memory. Conflicts are detected from the recorded
 // accesses, not from the order the simulator happened to run threads in.
 
+struct ShadowReader {
+  uint16_t thread = 0;  // thread + 1; 0: empty
+  uint32_t site = 0, simdEpoch = 0;
+  bool atomic = false;
+};
+
 struct ByteState {
   uint32_t epoch = 0;
-  uint16_t writer = 0, reader = 0;  // thread + 1; reader 0xFFFF: several threads
-  uint32_t writeSite = 0, readSite = 0;
-  uint32_t writeSimdEpoch = 0, readSimdEpoch = 0;
+  uint16_t writer = 0;  // thread + 1
+  uint32_t writeSite = 0, writeSimdEpoch = 0;
   uint8_t value = 0;
-  bool writeAtomic = false, readAtomic = false;
+  bool writeAtomic = false, valueKnown = false;
+  // Two readers are enough to find a conflict with any later writer: the second is kept, where
+  // possible, in another SIMD-group than the first (a race there is an error, not a hazard).
+  ShadowReader readers[2];
 };
-constexpr uint16_t kSeveral = 0xFFFF;
 
 // Shadow for device memory, allocated a page at a time for the bytes a dispatch touches.
 template <class Entry>
@@ -209,6 +216,7 @@ struct InterGroupEntry {
   uint32_t thread = 0, site = 0;
   bool write = false, atomic = false;
   uint8_t value = 0;
+  bool valueKnown = false;
 };
 
 // Device-memory accesses across threadgroups: nothing orders threadgroups within a dispatch.
@@ -250,7 +258,8 @@ class RaceDetector : public ExecutionObserver {
   }
 
  private:
-  uint8_t byteAt(uintptr_t address) const { return *reinterpret_cast<const uint8_t*>(address); }
+
+  static uint32_t simdgroupOf(uint16_t thread) { return (thread - 1u) / kSimdWidth; }
 
   void check(const ThreadIdentity& t, const MemoryAccess& a, ByteState& s, uint32_t epoch, uintptr_t address,
              const char* space) {
@@ -259,31 +268,50 @@ class RaceDetector : public ExecutionObserver {
     bool atomic = isAtomic(a.site->op);
     uint32_t simdEpoch = simdEpoch_[t.simdgroup()];
     if (isWrite(a.site->op)) {
-      // The hook runs before the store: the stored bytes come with the access when known.
-      uint8_t value = a.newValue ? a.newValue[address - a.address] : uint8_t(~byteAt(address));
-      if (s.writer && s.writer != me && !(atomic && s.writeAtomic) &&
-          (s.value != value || facts_.checks.reportUniformWrites))
+      // Hooks run before the store; a plain store's bytes come with the access.
+      bool known = !atomic && a.newValue;
+      uint8_t value = known ? a.newValue[address - a.address] : 0;
+      bool sameValue = known && s.valueKnown && s.value == value && !facts_.checks.reportUniformWrites;
+      if (s.writer && s.writer != me && !(atomic && s.writeAtomic) && !sameValue)
         race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-write", address, space);
-      if (s.reader && s.reader != me && !(atomic && s.readAtomic))
-        race(t, a, s.reader == kSeveral ? readerOther_ : s.reader - 1, s.readSite, s.readSimdEpoch, "read-write",
-             address, space);
+      // The reader to blame: one in another SIMD-group first (a race), else a lane of this one.
+      const ShadowReader* blamed = nullptr;
+      for (auto& r : s.readers)
+        if (r.thread && r.thread != me && !(atomic && r.atomic) &&
+            (!blamed || (simdgroupOf(blamed->thread) == t.simdgroup() && simdgroupOf(r.thread) != t.simdgroup())))
+          blamed = &r;
+      if (blamed) race(t, a, blamed->thread - 1, blamed->site, blamed->simdEpoch, "read-write", address, space);
       s.writer = me;
       s.writeSite = a.siteIndex;
       s.writeSimdEpoch = simdEpoch;
       s.writeAtomic = atomic;
       s.value = value;
+      s.valueKnown = known;
     } else {
       if (s.writer && s.writer != me && !(atomic && s.writeAtomic))
         race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-read", address, space);
-      if (!s.reader) {
-        s.reader = me;
-        s.readSite = a.siteIndex;
-        s.readSimdEpoch = simdEpoch;
-        s.readAtomic = atomic;
-      } else if (s.reader != me && s.reader != kSeveral) {
-        readerOther_ = s.reader - 1;
-        s.reader = kSeveral;
+      ShadowReader r{me, a.siteIndex, simdEpoch, atomic};
+      ShadowReader* slot = nullptr;
+      for (auto& existing : s.readers)
+        if (existing.thread == me) slot = &existing;  // the same thread reads again: keep the latest
+      if (!slot)
+        for (auto& existing : s.readers)
+          if (!existing.thread) {
+            slot = &existing;
+            break;
+          }
+      if (!slot) {
+        // Both taken by other threads: make room for another SIMD-group, or replace a reader of
+        // this SIMD-group from before its last simdgroup_barrier.
+        ShadowReader* a0 = &s.readers[0];
+        ShadowReader* a1 = &s.readers[1];
+        if (simdgroupOf(a0->thread) == simdgroupOf(a1->thread) && simdgroupOf(a0->thread) != t.simdgroup())
+          slot = a1;
+        else
+          for (auto& existing : s.readers)
+            if (simdgroupOf(existing.thread) == t.simdgroup() && existing.simdEpoch != simdEpoch) slot = &existing;
       }
+      if (slot) *slot = r;
     }
   }
 
@@ -317,9 +345,10 @@ class RaceDetector : public ExecutionObserver {
     InterGroupEntry& e = inter_.shadow.at(address);
     uint64_t me = t.groupLinear + 1;
     bool write = isWrite(a.site->op), atomic = isAtomic(a.site->op);
-    uint8_t value = write && a.newValue ? a.newValue[address - a.address] : byteAt(address);
-    if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) &&
-        !(write && e.write && e.value == value && !facts_.checks.reportUniformWrites)) {
+    bool known = write && !atomic && a.newValue;
+    uint8_t value = known ? a.newValue[address - a.address] : 0;
+    bool sameValue = known && e.write && !e.atomic && e.valueKnown && e.value == value && !facts_.checks.reportUniformWrites;
+    if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) && !sameValue) {
       const AccessSite& first = (*facts_.kernel->sites)[e.site];
       Finding f;
       f.kind = "data-race";
@@ -339,7 +368,7 @@ class RaceDetector : public ExecutionObserver {
       f.hint = "give each threadgroup its own part of the buffer, use atomics, or split the work into two dispatches";
       facts_.sink->report(std::move(f));
     }
-    if (write || !e.group || !e.write) e = {me, t.linear, a.siteIndex, write, atomic, value};
+    if (write || !e.group || !e.write) e = {me, t.linear, a.siteIndex, write, atomic, value, known};
   }
 
   std::string describe(const MemoryAccess& a, uintptr_t address) const {
@@ -355,7 +384,6 @@ class RaceDetector : public ExecutionObserver {
   ShadowPages<ByteState> device_;
   uint32_t tgEpoch_ = 0, deviceEpoch_ = 0;
   std::vector<uint32_t> simdEpoch_;
-  uint32_t readerOther_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -381,7 +409,7 @@ class UninitChecker : public ExecutionObserver {
       offset = a.arenaOffset;
       space = "threadgroup";
       memory = a.variable ? variableElement(*a.variable, a.arenaOffset, a.size)
-                          : a.region ? a.region->describe(a.address, a.size) : "threadgroup memory";
+                          : a.region ? a.region->describe(a.arenaOffset, a.size) : "threadgroup memory";
     } else if (a.target == MemoryAccess::Target::Buffer && a.region && a.region->uninitialized) {
       auto& v = state_.written[a.region];
       if (v.empty()) v.assign(a.region->end - a.region->begin, false);

@@ -187,6 +187,24 @@ std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& mo
   return bytesPerEntry;
 }
 
+void stripVariableAnnotations(llvm::Module& module) {
+  for (const char* name : {"llvm.var.annotation", "llvm.ptr.annotation", "llvm.annotation"}) {
+    std::vector<llvm::Function*> declarations;
+    for (auto& f : module)
+      if (f.getName().startswith(name)) declarations.push_back(&f);
+    for (llvm::Function* f : declarations) {
+      for (llvm::User* u : llvm::make_early_inc_range(f->users())) {
+        auto* call = llvm::dyn_cast<llvm::CallInst>(u);
+        if (!call) continue;
+        // ptr.annotation and annotation return their first argument.
+        if (!call->getType()->isVoidTy()) call->replaceAllUsesWith(call->getArgOperand(0));
+        call->eraseFromParent();
+      }
+      if (f->use_empty()) f->eraseFromParent();
+    }
+  }
+}
+
 void insertCancellationPolls(llvm::Module& module) {
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
@@ -223,8 +241,13 @@ namespace {
 // The user's position of an instruction: the innermost frame (through inlining) in a user file.
 SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources) {
   for (const llvm::DILocation* loc = inst.getDebugLoc().get(); loc; loc = loc->getInlinedAt()) {
+    // Clang splits an absolute path into a directory (the prefix shared with the working
+    // directory) and the rest: put it back together to find the file as the user named it.
     std::string file = loc->getFilename().str();
     if (sources.isUserFile(file)) return sources.map(file, loc->getLine(), loc->getColumn());
+    std::string joined = loc->getDirectory().str() + "/" + file;
+    if (!loc->getDirectory().empty() && sources.isUserFile(joined))
+      return sources.map(joined, loc->getLine(), loc->getColumn());
   }
   return {};
 }

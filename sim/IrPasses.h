@@ -38,6 +38,11 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
                                                  const std::vector<KernelInfo>& kernels,
                                                  const SourceIndex& sources);
 
+// Removes the llvm.var.annotation calls Clang emits for annotated parameters and locals (the
+// front end's msl_* attributes): they serve the front end only, and they keep SROA from promoting
+// those variables to registers.
+void stripVariableAnnotations(llvm::Module& module);
+
 // After optimisation: a cheap check of the cancel flag at every loop header, so a dispatch that
 // exceeds its timeout can abandon threads stuck in endless loops.
 void insertCancellationPolls(llvm::Module& module);

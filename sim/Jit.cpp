@@ -9,9 +9,13 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <cstdlib>
+#include <functional>
 #include <mutex>
 
 #include "Hooks.h"
@@ -31,7 +35,14 @@ void initialiseLlvmOnce() {
   });
 }
 
-void optimise(llvm::Module& module, llvm::TargetMachine& tm, bool vectorise) {
+// -O2. For checked builds, `instrument` runs first, on IR where every function has been inlined
+// into its kernel and scalars promoted out of memory, but nothing else changed: accesses still
+// carry their own source line and are traceable to the parameter or threadgroup variable they
+// use. (After InstCombine and SimplifyCFG, loads from two buffers in an if/else become one load
+// through a merged pointer with no line.) The instrumented module is then optimised normally.
+void optimise(llvm::Module& module, llvm::TargetMachine& tm,
+              const std::function<void(llvm::Module&)>& instrument) {
+  bool vectorise = !instrument;
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -46,6 +57,22 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm, bool vectorise) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
+  if (instrument) {
+    // MSL has no recursion, so every function can be inlined into the kernels that call it.
+    for (auto& f : module)
+      if (!f.isDeclaration() && !f.getName().startswith(kEntryPrefix)) {
+        f.removeFnAttr(llvm::Attribute::NoInline);
+        f.addFnAttr(llvm::Attribute::AlwaysInline);
+      }
+    llvm::ModulePassManager prepare;
+    prepare.addPass(llvm::AlwaysInlinerPass());
+    llvm::FunctionPassManager promote;
+    promote.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+    prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
+    prepare.run(module, mam);
+    instrument(module);
+    mam.clear();
+  }
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
 }
@@ -71,6 +98,7 @@ JitResult jitCompile(CompiledProgram&& program, bool instrument) {
   module.setDataLayout((*tm)->createDataLayout());
 
   std::map<std::string, ThreadgroupLayout> threadgroupLayouts = lowerThreadgroupMemory(module, kEntryPrefix);
+  stripVariableAnnotations(module);
   // Entries must survive internalisation and dead-code elimination.
   std::map<std::string, std::string> kernelOfEntry;  // the function each trampoline calls
   for (auto& f : module)
@@ -81,14 +109,22 @@ JitResult jitCompile(CompiledProgram&& program, bool instrument) {
           if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
             if (call->getCalledFunction()) kernelOfEntry[f.getName().str()] = call->getCalledFunction()->getName().str();
     }
-  optimise(module, **tm, !instrument);
   std::shared_ptr<const std::vector<AccessSite>> sites;
-  if (instrument) {
-    SourceIndex empty;
-    sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
-        module, kEntryPrefix, kernelOfEntry, program.kernels, program.sources ? *program.sources : empty));
-  }
+  SourceIndex noSources;
+  std::function<void(llvm::Module&)> instrumentation;
+  if (instrument)
+    instrumentation = [&](llvm::Module& m) {
+      sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
+          m, kEntryPrefix, kernelOfEntry, program.kernels, program.sources ? *program.sources : noSources));
+    };
+  optimise(module, **tm, instrumentation);
   insertCancellationPolls(module);
+  // For developers of mslsim: the final IR, as the JIT gets it.
+  if (const char* dump = std::getenv("MSLSIM_DUMP_IR")) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(dump, ec);
+    if (!ec) module.print(out, nullptr);
+  }
   std::string verifyErrors;
   llvm::raw_string_ostream verifyStream(verifyErrors);
   if (llvm::verifyModule(module, &verifyStream)) {

@@ -80,9 +80,17 @@ RuntimeError) with a report: out-of-bounds accesses, barrier divergence, faults,
 The simulator is synchronous: the call returns computed numpy arrays (MLX's lazy evaluation and
 ``mx.eval`` are not needed). The GIL is released while a kernel runs; kernels run one at a time.
 ``mslsim.timeout_seconds`` (default 60) bounds one kernel run.
+
+Checks (mslsim's addition; see docs/checks.md): which checks run is, in order of precedence, the
+call's ``check=`` keyword, the innermost ``with mslsim.checks("..."):`` block, the environment
+variable ``MSLSIM_CHECK``, and the default ``"bounds,sync"``. Values are those of the CLI's
+``--check``: a comma-separated list of ``races``, ``bounds``, ``uninit``, ``sync``, ``simd``, or
+``all`` or ``none``.
 """
 
+import contextlib as _contextlib
 import operator as _operator
+import os as _os
 import types as _pytypes
 
 import numpy as _np
@@ -99,10 +107,30 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "complex64",
     "bfloat16_array", "to_bfloat16",
     "Device", "DeviceType", "Stream", "cpu", "gpu", "default_device", "default_stream",
-    "new_stream", "timeout_seconds",
+    "new_stream", "timeout_seconds", "checks",
 ]
 
 timeout_seconds = 60.0
+
+_checks_stack = []
+
+
+@_contextlib.contextmanager
+def checks(spec):
+    """Run the kernels called inside the block with these checks (e.g. ``"all"``)."""
+    _checks_stack.append(str(spec))
+    try:
+        yield
+    finally:
+        _checks_stack.pop()
+
+
+def _active_checks(explicit):
+    if explicit is not None:
+        return str(explicit)
+    if _checks_stack:
+        return _checks_stack[-1]
+    return _os.environ.get("MSLSIM_CHECK", "bounds,sync")
 
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
@@ -313,7 +341,7 @@ class MetalKernel:
     header = property(lambda self: self._kernel.header)
 
     def __call__(self, *, inputs, output_shapes, output_dtypes, grid, threadgroup, template=None,
-                 init_value=None, verbose=False, stream=None):
+                 init_value=None, verbose=False, stream=None, check=None):
         """Run the kernel.
 
         Args:
@@ -327,6 +355,7 @@ class MetalKernel:
           init_value (float, optional): fill every output with this before the kernel runs.
           verbose (bool): print the generated kernel source.
           stream: None or the GPU (a CPU stream is an error, as in MLX).
+          check (str, optional): mslsim's checks for this call (see the module docstring).
 
         Returns:
           list: one new row-contiguous numpy array (bfloat16: :class:`bfloat16_array`) per output.
@@ -343,7 +372,8 @@ class MetalKernel:
         converted = [_to_input(x) for x in inputs]
         template_args = _template(template)
         results = self._kernel.call(converted, shapes, dtypes, grid, threadgroup, template_args,
-                                    init_value, bool(verbose), cpu_stream, float(timeout_seconds))
+                                    init_value, bool(verbose), cpu_stream, float(timeout_seconds),
+                                    _active_checks(check))
         del converted  # the inputs (and any copies) stay alive until the kernel has run
         return [bfloat16_array(a) if name == "bfloat16" else a for name, a in results]
 

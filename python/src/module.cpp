@@ -26,6 +26,7 @@
 
 #include "HostArray.h"
 #include "MetalKernel.h"
+#include "Program.h"
 
 namespace py = pybind11;
 using mslsim::DType;
@@ -120,8 +121,13 @@ class PyMetalKernel {
                 std::array<int64_t, 3> threadgroup,
                 const std::vector<std::tuple<std::string, std::string, py::object>>& templateArgs,
                 std::optional<double> initValue, bool verbose, bool cpuStream,
-                double timeoutSeconds) const {
+                double timeoutSeconds, const std::string& checks) const {
     mx::Call call;
+    try {
+      call.checks = mslsim::parseCheckList(checks);
+    } catch (const mslsim::UsageError& e) {
+      throw py::value_error(e.what());
+    }
     for (auto& [dtype, array] : inputs) call.inputs.push_back(viewOf(dtypeFromName(dtype), array));
     call.outputShapes = outputShapes;
     for (auto& d : outputDtypes) call.outputDtypes.push_back(dtypeFromName(d));
@@ -209,7 +215,7 @@ PYBIND11_MODULE(_mslsim, m) {
       .def("call", &PyMetalKernel::call, py::arg("inputs"), py::arg("output_shapes"),
            py::arg("output_dtypes"), py::arg("grid"), py::arg("threadgroup"), py::arg("template"),
            py::arg("init_value"), py::arg("verbose"), py::arg("cpu_stream"),
-           py::arg("timeout_seconds"))
+           py::arg("timeout_seconds"), py::arg("checks"))
       .def_property_readonly("name", [](const PyMetalKernel& k) { return k.spec().name; })
       .def_property_readonly("input_names", [](const PyMetalKernel& k) { return k.spec().inputNames; })
       .def_property_readonly("output_names", [](const PyMetalKernel& k) { return k.spec().outputNames; })

@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 
+import mslsim
 import mslsim as mx  # the point: MLX code with `mx` replaced
 from conftest import bf16_to_f32, generated, verbose_block
 
@@ -447,7 +448,7 @@ def test_grid_sample_forward(rng):
     B, _, _, C = x.shape
     _, gN, gM, D = grid.shape
     out_shape = (B, gN, gM, C)
-    outputs = kernel(
+    call = dict(
         inputs=[x, grid],
         template=[("T", x.dtype)],
         output_shapes=[out_shape],
@@ -455,7 +456,16 @@ def test_grid_sample_forward(rng):
         grid=(np.prod(out_shape), 1, 1),
         threadgroup=(256, 1, 1),
     )
+    # The docs' kernel loads all four corners before masking the ones outside the image: on a GPU
+    # those reads return garbage that is then discarded; mslsim's default bounds check reports
+    # them (a real out-of-bounds read of x, silent on a Mac).
+    with pytest.raises(mslsim.KernelError, match=r"out-of-bounds.*argument 'x'"):
+        kernel(**call)
+    # Without the bounds check the masked result is what the docs' reference computes.
+    outputs = kernel(**call, check="sync")
     np.testing.assert_allclose(outputs[0], grid_sample_ref(x, grid), rtol=1e-4, atol=1e-5)
+    with mslsim.checks("none"):
+        np.testing.assert_allclose(kernel(**call)[0], outputs[0])
 
 
 def test_grid_sample_vjp_atomic_outputs(rng, capfd):
