@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "Program.h"
+#include "Report.h"
 
 namespace mslsim {
 namespace mlx {
@@ -433,7 +434,15 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
     else
       std::cerr << "mslsim: " << format(f) << std::endl;
   }
-  if (!report.empty()) throw KernelError("[mslsim] kernel " + g.name + " failed:\n" + report);
+  if (!report.empty()) {
+    // The JSON report names the user's source/header positions, like the text.
+    std::vector<Finding> mapped = result.findings;
+    for (auto& f : mapped) {
+      for (auto& l : f.locations) l = map.map(l, path);
+      for (auto& a : f.accesses) a.where = map.map(a.where, path);
+    }
+    throw KernelError("[mslsim] kernel " + g.name + " failed:\n" + report, findingsToJson(g.name, mapped));
+  }
   return outputs;
 }
 

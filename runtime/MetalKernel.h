@@ -32,7 +32,12 @@ class RuntimeError : public std::runtime_error {
 // is the readable report, one block per finding.
 class KernelError : public std::runtime_error {
  public:
-  KernelError(const std::string& report) : std::runtime_error(report) {}
+  KernelError(const std::string& report, std::string json) : std::runtime_error(report), json_(std::move(json)) {}
+  // The same findings in the schema of `mslsim run --report-json` (docs/checks.md).
+  const std::string& json() const { return json_; }
+
+ private:
+  std::string json_;
 };
 
 enum class MathMode { Safe, Relaxed, Fast };

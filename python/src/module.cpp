@@ -202,7 +202,18 @@ class PyMetalKernel {
 PYBIND11_MODULE(_mslsim, m) {
   m.doc() = "mslsim's C++ core for the Python module; use `import mslsim`.";
 
-  py::register_exception<mx::KernelError>(m, "KernelError", PyExc_RuntimeError);
+  // mslsim.KernelError carries the structured report: `.report` is the dict of
+  // `mslsim run --report-json` (kernel, diagnostics, summary).
+  static py::exception<mx::KernelError> kernelError(m, "KernelError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const mx::KernelError& e) {
+      py::object error = py::reinterpret_borrow<py::object>(kernelError.ptr())(py::str(e.what()));
+      error.attr("report") = py::module_::import("json").attr("loads")(e.json());
+      PyErr_SetObject(kernelError.ptr(), error.ptr());
+    }
+  });
   // mx::ValueError and mx::RuntimeError derive from std::invalid_argument / std::runtime_error,
   // which pybind11 already turns into ValueError / RuntimeError.
 
