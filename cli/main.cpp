@@ -32,25 +32,25 @@ Size3 parseSize3(const std::string& text, const char* flag) {
       if (used != part.size() || v < 0 || v > 0xFFFFFFFFL) throw std::invalid_argument(part);
       s[d] = uint32_t(v);
     } catch (...) {
-      throw UsageError(fmt::format("{} '{}': expected X[,Y[,Z]] with non-negative integers", flag, text));
+      throw Error(fmt::format("{} '{}': expected X[,Y[,Z]] with non-negative integers", flag, text));
     }
     if (comma == std::string::npos) return s;
     start = comma + 1;
   }
-  throw UsageError(fmt::format("{} '{}': at most three dimensions", flag, text));
+  throw Error(fmt::format("{} '{}': at most three dimensions", flag, text));
 }
 
 std::pair<unsigned, std::string> parseIndexed(const std::string& text, const char* flag) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
-    throw UsageError(fmt::format("{} '{}': expected INDEX=VALUE", flag, text));
+    throw Error(fmt::format("{} '{}': expected INDEX=VALUE", flag, text));
   try {
     size_t used = 0;
     unsigned long index = std::stoul(text.substr(0, eq), &used);
     if (used != eq) throw std::invalid_argument(text);
     return {unsigned(index), text.substr(eq + 1)};
   } catch (...) {
-    throw UsageError(fmt::format("{} '{}': INDEX must be a non-negative integer", flag, text));
+    throw Error(fmt::format("{} '{}': INDEX must be a non-negative integer", flag, text));
   }
 }
 
@@ -76,7 +76,7 @@ struct RunOptions {
 
 void writeText(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw UsageError(path + ": cannot write file");
+  if (!f) throw Error(path + ": cannot write file");
   std::fwrite(text.data(), 1, text.size(), f);
   std::fclose(f);
 }
@@ -96,7 +96,7 @@ int runSpecCommand(const RunOptions& o) {
     std::vector<HostArray> outputs = kernel(spec->call);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (spec->outputPaths.size() > outputs.size())
-      throw UsageError(fmt::format("'outputs' names {} files but the kernel has {} outputs",
+      throw Error(fmt::format("'outputs' names {} files but the kernel has {} outputs",
                                    spec->outputPaths.size(), outputs.size()));
     for (size_t i = 0; i < spec->outputPaths.size(); ++i) writeNpy(spec->outputPaths[i], outputs[i]);
     if (o.timing) fmt::print(stderr, "timing: compile_and_dispatch_ms={:.3f}\n", ms);
@@ -116,7 +116,7 @@ int runSpecCommand(const RunOptions& o) {
 int runCommand(const RunOptions& o) {
   if (o.file.size() > 5 && o.file.compare(o.file.size() - 5, 5, ".json") == 0) return runSpecCommand(o);
   if (o.kernel.empty() || o.grid.empty() || o.threadgroup.empty())
-    throw UsageError("run " + o.file + ": --kernel, --grid and --threadgroup are required for a .metal file");
+    throw Error("run " + o.file + ": --kernel, --grid and --threadgroup are required for a .metal file");
   CompileOptions options{o.includes, o.defines, false, {}};
   CheckSet checks = parseCheckList(o.checks);
   checks.reportUniformWrites = o.reportUniformWrites;
@@ -133,14 +133,14 @@ int runCommand(const RunOptions& o) {
   const ExecutableKernel& kernel = program->kernel(o.kernel);
   Size3 grid = parseSize3(o.grid, "--grid"), threadgroup = parseSize3(o.threadgroup, "--threadgroup");
   if (o.dispatch != "threads" && o.dispatch != "threadgroups")
-    throw UsageError("--dispatch '" + o.dispatch + "': expected threads or threadgroups");
+    throw Error("--dispatch '" + o.dispatch + "': expected threads or threadgroups");
 
   std::map<unsigned, HostArray> buffers;
   std::map<unsigned, std::string> origins;
   Launch launch(kernel);
   for (auto& b : o.buffers) {
     auto [index, spec] = parseIndexed(b, "--buffer");
-    if (buffers.count(index)) throw UsageError(fmt::format("--buffer {} is given twice", index));
+    if (buffers.count(index)) throw Error(fmt::format("--buffer {} is given twice", index));
     buffers[index] = parseBufferSpec(spec);
     origins[index] = spec;
     launch.bindBuffer(index, buffers[index], spec);
@@ -150,17 +150,17 @@ int runCommand(const RunOptions& o) {
     try {
       launch.setThreadgroupMemory(index, std::stoull(bytes));
     } catch (const std::logic_error&) {
-      throw UsageError("--threadgroup-memory " + t + ": BYTES must be an integer");
+      throw Error("--threadgroup-memory " + t + ": BYTES must be an integer");
     }
   }
   std::vector<std::pair<unsigned, std::string>> outputs;
   for (auto& out : o.outputs) {
     auto [index, path] = parseIndexed(out, "--output");
     if (!buffers.count(index))
-      throw UsageError(fmt::format("--output {}: buffer {} is not bound (add --buffer {}=SPEC)", out, index, index));
+      throw Error(fmt::format("--output {}: buffer {} is not bound (add --buffer {}=SPEC)", out, index, index));
     outputs.push_back({index, path});
   }
-  if (o.repeat == 0) throw UsageError("--repeat must be at least 1");
+  if (o.repeat == 0) throw Error("--repeat must be at least 1");
 
   // Repeated dispatches start from the same inputs; outputs come from the last one.
   std::map<unsigned, HostArray> initial = buffers;
@@ -204,7 +204,7 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
     std::string source;
     {
       std::FILE* f = std::fopen(file.c_str(), "rb");
-      if (!f) throw UsageError(file + ": cannot open file");
+      if (!f) throw Error(file + ": cannot open file");
       char buf[65536];
       size_t n;
       while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) source.append(buf, n);
@@ -335,7 +335,7 @@ int main(int argc, char** argv) {
   } catch (const CompileFailed& e) {
     for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));
     return kExitUsage;
-  } catch (const UsageError& e) {
+  } catch (const Error& e) {
     fmt::print(stderr, "mslsim: {}\n", e.what());
     return kExitUsage;
   } catch (const std::exception& e) {

@@ -2,6 +2,8 @@
 // types, shared by the simulator (to bind arguments), the runtime and the CLI's `compile` listing.
 #pragma once
 
+#include <mslsim/types.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,11 +46,6 @@ const char* builtinName(BuiltinValue value);
 // Parses an MSL attribute name; returns false if `name` is not a compute built-in.
 bool parseBuiltinName(const std::string& name, BuiltinValue& value);
 
-struct SourcePosition {
-  std::string file;
-  unsigned line = 0;
-  unsigned column = 0;
-};
 
 struct ArgumentInfo {
   std::string name;           // parameter name ("" if unnamed)

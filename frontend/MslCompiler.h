@@ -4,6 +4,8 @@
 // the kernel's i-th parameter (for a reference parameter, at the referenced object).
 #pragma once
 
+#include <mslsim/types.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,16 +20,6 @@ class Module;
 
 namespace mslsim {
 
-struct Diagnostic {
-  enum class Severity { Note, Warning, Error };
-  Severity severity = Severity::Error;
-  SourcePosition where;     // file is empty when the diagnostic has no location
-  std::string message;
-  std::string sourceLine;   // the original (not rewritten) line, if known
-};
-
-// "file:line:col: error: message" followed by the source line and a caret.
-std::string formatDiagnostic(const Diagnostic& diagnostic);
 
 struct CompileOptions {
   std::vector<std::string> includeDirs;  // -I

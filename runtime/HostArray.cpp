@@ -141,8 +141,8 @@ HostArray HostArray::filled(DType dtype, uint64_t count, double value) {
 
 HostArray readNpy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open file");
-  auto bad = [&](const std::string& why) { return UsageError(path + ": not a valid .npy file: " + why); };
+  if (!in) throw Error(path + ": cannot open file");
+  auto bad = [&](const std::string& why) { return Error(path + ": not a valid .npy file: " + why); };
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw bad("missing NUMPY magic");
   uint32_t headerLength = 0;
@@ -231,14 +231,14 @@ void writeNpy(const std::string& path, const HostArray& a) {
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
   std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError(path + ": cannot write file");
+  if (!out) throw Error(path + ": cannot write file");
   out.write("\x93NUMPY\x01\x00", 8);
   uint16_t len = uint16_t(header.size());
   char l[2] = {char(len & 0xFF), char(len >> 8)};
   out.write(l, 2);
   out.write(header.data(), std::streamsize(header.size()));
   out.write(reinterpret_cast<const char*>(a.bytes.data()), std::streamsize(a.bytes.size()));
-  if (!out) throw UsageError(path + ": write failed");
+  if (!out) throw Error(path + ": write failed");
 }
 
 HostArray parseBufferSpec(const std::string& spec, const std::string& baseDir) {
@@ -257,13 +257,13 @@ HostArray parseBufferSpec(const std::string& spec, const std::string& baseDir) {
   const std::string& kind = parts[0];
   size_t expected = kind == "fill" ? 4 : 3;
   if (parts.size() != expected)
-    throw UsageError("buffer spec '" + spec + "': expected " +
+    throw Error("buffer spec '" + spec + "': expected " +
                      (kind == "fill" ? "fill:DTYPE:COUNT:VALUE"
                       : kind == "scalar" ? "scalar:DTYPE:VALUE"
                                          : kind + ":DTYPE:COUNT"));
   DType dtype;
   if (!parseDType(parts[1], dtype))
-    throw UsageError("buffer spec '" + spec + "': unknown dtype '" + parts[1] + "' (one of " +
+    throw Error("buffer spec '" + spec + "': unknown dtype '" + parts[1] + "' (one of " +
                      allDTypeNames() + ")");
   auto number = [&](const std::string& text, const char* what) {
     try {
@@ -272,12 +272,12 @@ HostArray parseBufferSpec(const std::string& spec, const std::string& baseDir) {
       if (used != text.size()) throw std::invalid_argument(text);
       return v;
     } catch (...) {
-      throw UsageError("buffer spec '" + spec + "': " + what + " '" + text + "' is not a number");
+      throw Error("buffer spec '" + spec + "': " + what + " '" + text + "' is not a number");
     }
   };
   auto countOf = [&](const std::string& text) {
     double c = number(text, "count");
-    if (c < 0 || c != std::floor(c)) throw UsageError("buffer spec '" + spec + "': bad count '" + text + "'");
+    if (c < 0 || c != std::floor(c)) throw Error("buffer spec '" + spec + "': bad count '" + text + "'");
     return uint64_t(c);
   };
   if (kind == "zeros") return HostArray::filled(dtype, countOf(parts[2]), 0);

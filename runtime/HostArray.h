@@ -1,6 +1,8 @@
 // Host-side data: typed arrays in MSL's element types, NumPy .npy files, and the CLI's buffer specs.
 #pragma once
 
+#include <mslsim/types.h>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -8,23 +10,7 @@
 
 namespace mslsim {
 
-// A user mistake (bad file, bad argument, unknown kernel): reported as one line, exit status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
-enum class DType {
-  Float32, Float16, BFloat16, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Bool,
-  Float64,    // MLX has it; Metal does not (kernels using it do not compile on a GPU)
-  Complex64,  // two float32, real first (MLX's complex64_t)
-};
-
-const char* dtypeName(DType t);                  // "float32", ...
-bool parseDType(const std::string& name, DType& out);
-unsigned dtypeSize(DType t);
-bool isFloating(DType t);
-std::string allDTypeNames();                     // for error messages
 
 struct HostArray {
   DType dtype = DType::Float32;

@@ -408,7 +408,7 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
     options.timeoutSeconds = call.timeoutSeconds;
     options.checks = call.checks;
     result = launch.run(DispatchMode::Threads, grid, threadgroup, options);
-  } catch (const UsageError& e) {
+  } catch (const Error& e) {
     throw RuntimeError(e.what());
   }
   // Findings name lines of the user's source or header, not of the generated text.

@@ -15,7 +15,7 @@ using json = nlohmann::json;
 
 std::string readText(const std::string& path, const std::string& field) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(field + ": cannot open '" + path + "'");
+  if (!in) throw Error(field + ": cannot open '" + path + "'");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -24,19 +24,19 @@ std::string readText(const std::string& path, const std::string& field) {
 DType dtypeField(const json& j, const std::string& field) {
   DType d;
   if (!j.is_string() || !parseDType(j.get<std::string>(), d))
-    throw UsageError(field + ": expected a dtype name (one of " + allDTypeNames() + ")");
+    throw Error(field + ": expected a dtype name (one of " + allDTypeNames() + ")");
   return d;
 }
 
 std::vector<std::string> strings(const json& spec, const char* key, bool required) {
   if (!spec.contains(key)) {
-    if (required) throw UsageError(std::string("'") + key + "' is missing");
+    if (required) throw Error(std::string("'") + key + "' is missing");
     return {};
   }
   std::vector<std::string> out;
-  if (!spec[key].is_array()) throw UsageError(std::string("'") + key + "' must be a list of strings");
+  if (!spec[key].is_array()) throw Error(std::string("'") + key + "' must be a list of strings");
   for (auto& v : spec[key]) {
-    if (!v.is_string()) throw UsageError(std::string("'") + key + "' must be a list of strings");
+    if (!v.is_string()) throw Error(std::string("'") + key + "' must be a list of strings");
     out.push_back(v.get<std::string>());
   }
   return out;
@@ -44,10 +44,10 @@ std::vector<std::string> strings(const json& spec, const char* key, bool require
 
 std::array<int64_t, 3> triple(const json& spec, const char* key) {
   if (!spec.contains(key) || !spec[key].is_array() || spec[key].size() != 3)
-    throw UsageError(std::string("'") + key + "' must be a list of three integers");
+    throw Error(std::string("'") + key + "' must be a list of three integers");
   std::array<int64_t, 3> t;
   for (int i = 0; i < 3; ++i) {
-    if (!spec[key][i].is_number_integer()) throw UsageError(std::string("'") + key + "' must be a list of three integers");
+    if (!spec[key][i].is_number_integer()) throw Error(std::string("'") + key + "' must be a list of three integers");
     t[i] = spec[key][i].get<int64_t>();
   }
   return t;
@@ -67,7 +67,7 @@ HostArray scalarInput(const json& value, const json* dtype, const std::string& f
   } else if (value.is_number()) {
     d = DType::Float32;
   } else {
-    throw UsageError(field + ": 'scalar' must be a number or a boolean");
+    throw Error(field + ": 'scalar' must be a number or a boolean");
   }
   HostArray a = HostArray::filled(d, 1, value.is_boolean() ? double(value.get<bool>()) : value.get<double>());
   a.shape.clear();
@@ -82,26 +82,26 @@ std::unique_ptr<SpecFile> loadSpecFile(const std::string& path) {
   json spec;
   {
     std::ifstream in(path);
-    if (!in) throw UsageError(path + ": cannot open file");
+    if (!in) throw Error(path + ": cannot open file");
     try {
       spec = json::parse(in);
     } catch (const json::exception& e) {
-      throw UsageError(path + ": invalid JSON: " + e.what());
+      throw Error(path + ": invalid JSON: " + e.what());
     }
   }
   auto s = std::make_unique<SpecFile>();
   try {
     KernelSpec& k = s->kernel;
-    if (!spec.contains("name") || !spec["name"].is_string()) throw UsageError("'name' is missing");
+    if (!spec.contains("name") || !spec["name"].is_string()) throw Error("'name' is missing");
     k.name = spec["name"].get<std::string>();
     k.inputNames = strings(spec, "input_names", false);
     k.outputNames = strings(spec, "output_names", true);
     if (spec.contains("source") == spec.contains("source_file"))
-      throw UsageError("give exactly one of 'source' and 'source_file'");
+      throw Error("give exactly one of 'source' and 'source_file'");
     k.source = spec.contains("source") ? spec["source"].get<std::string>()
                                        : readText(resolve(spec["source_file"].get<std::string>()), "source_file");
     if (spec.contains("header") && spec.contains("header_file"))
-      throw UsageError("give at most one of 'header' and 'header_file'");
+      throw Error("give at most one of 'header' and 'header_file'");
     if (spec.contains("header")) k.header = spec["header"].get<std::string>();
     if (spec.contains("header_file")) k.header = readText(resolve(spec["header_file"].get<std::string>()), "header_file");
     k.ensureRowContiguous = spec.value("ensure_row_contiguous", true);
@@ -129,12 +129,12 @@ std::unique_ptr<SpecFile> loadSpecFile(const std::string& path) {
         if (in.contains("dtype")) {
           DType d = dtypeField(in["dtype"], field + ".dtype");
           if (dtypeSize(d) != dtypeSize(a.dtype))
-            throw UsageError(field + ": dtype " + dtypeName(d) + " does not fit the file's " + dtypeName(a.dtype));
+            throw Error(field + ": dtype " + dtypeName(d) + " does not fit the file's " + dtypeName(a.dtype));
           a.dtype = d;  // e.g. bfloat16 stored as <u2 bit patterns
         }
         s->inputStorage.push_back(std::move(a));
       } else {
-        throw UsageError(field + ": expected a .npy path, {\"file\": path, \"dtype\": ...} or {\"scalar\": v, \"dtype\": ...}");
+        throw Error(field + ": expected a .npy path, {\"file\": path, \"dtype\": ...} or {\"scalar\": v, \"dtype\": ...}");
       }
       c.inputs.push_back(ArrayView::of(s->inputStorage.back()));
     }
@@ -148,7 +148,7 @@ std::unique_ptr<SpecFile> loadSpecFile(const std::string& path) {
       c.outputDtypes.push_back(dtypeField(dtypes[i], "output_dtypes[" + std::to_string(i) + "]"));
     for (auto& t : spec.value("template", json::array())) {
       if (!t.is_array() || t.size() != 2 || !t[0].is_string())
-        throw UsageError("'template' entries must be [name, value]");
+        throw Error("'template' entries must be [name, value]");
       const json& v = t[1];
       TemplateValue value;
       if (v.is_boolean()) value = v.get<bool>();
@@ -160,9 +160,9 @@ std::unique_ptr<SpecFile> loadSpecFile(const std::string& path) {
     if (spec.contains("init_value") && !spec["init_value"].is_null()) c.initValue = spec["init_value"].get<double>();
     for (auto& p : strings(spec, "outputs", false)) s->outputPaths.push_back(resolve(p));
   } catch (const json::exception& e) {
-    throw UsageError(path + ": " + e.what());
-  } catch (const UsageError& e) {
-    throw UsageError(path + ": " + e.what());
+    throw Error(path + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(path + ": " + e.what());
   }
   return s;
 }

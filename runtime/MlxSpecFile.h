@@ -18,7 +18,7 @@ struct SpecFile {
   std::vector<HostArray> inputStorage;   // the data the call's input views point into
 };
 
-// Reads and validates SPEC.json; paths inside it are relative to its directory. Throws UsageError
+// Reads and validates SPEC.json; paths inside it are relative to its directory. Throws Error
 // naming the field at fault.
 std::unique_ptr<SpecFile> loadSpecFile(const std::string& path);
 

@@ -24,7 +24,7 @@ std::string joinDiagnostics(const std::string& path, const std::vector<Diagnosti
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError(path + ": cannot open file");
+  if (!in) throw Error(path + ": cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -41,7 +41,7 @@ std::string lineOf(const std::string& text, unsigned line) {
 }  // namespace
 
 CompileFailed::CompileFailed(std::string path, std::vector<Diagnostic> diagnostics)
-    : UsageError(joinDiagnostics(path, diagnostics)), diagnostics_(std::move(diagnostics)) {}
+    : Error(joinDiagnostics(path, diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
 CheckSet parseCheckList(const std::string& list) {
   if (list == "all") return CheckSet::all();
@@ -56,7 +56,7 @@ CheckSet parseCheckList(const std::string& list) {
     else if (item == "sync") set.sync = true;
     else if (item == "simd") set.simd = true;
     else if (item == "all") set = CheckSet::all();
-    else throw UsageError("--check: unknown check '" + item + "' (races, bounds, uninit, sync, simd, all, none)");
+    else throw Error("--check: unknown check '" + item + "' (races, bounds, uninit, sync, simd, all, none)");
   }
   return set;
 }
@@ -77,12 +77,12 @@ Schedule parseSchedule(const std::string& text) {
         s.seed = std::stoull(text.substr(7), &used);
         if (used != text.size() - 7) throw std::invalid_argument(text);
       } catch (const std::logic_error&) {
-        throw UsageError("--schedule " + text + ": SEED must be a non-negative integer");
+        throw Error("--schedule " + text + ": SEED must be a non-negative integer");
       }
     }
     return s;
   }
-  throw UsageError("--schedule " + text + ": expected in-order, reverse, random or random:SEED");
+  throw Error("--schedule " + text + ": expected in-order, reverse, random or random:SEED");
 }
 
 std::shared_ptr<const Program> Program::compileFile(const std::string& path,
@@ -111,7 +111,7 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
   auto sources = compiled.program.sources;
   JitResult jit = jitCompile(std::move(compiled.program), checked);
-  if (!jit.ok) throw UsageError(path + ": " + jit.error);
+  if (!jit.ok) throw Error(path + ": " + jit.error);
   auto program = std::make_shared<Program>();
   program->path_ = path;
   program->source_ = source;
@@ -130,7 +130,7 @@ const ExecutableKernel& Program::kernel(const std::string& name) const {
     if (k.info.name == name) return k;
   std::string available;
   for (auto& k : kernels_) available += (available.empty() ? "" : ", ") + k.info.name;
-  throw UsageError(path_ + ": no kernel named '" + name + "' (kernels: " +
+  throw Error(path_ + ": no kernel named '" + name + "' (kernels: " +
                    (available.empty() ? "none" : available) + ")");
 }
 
@@ -222,11 +222,11 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
   };
   for (auto& [index, binding] : buffers_)
     if (!info.bufferArgument(index))
-      throw UsageError("kernel '" + info.name + "' has no [[buffer(" + std::to_string(index) +
+      throw Error("kernel '" + info.name + "' has no [[buffer(" + std::to_string(index) +
                        ")]] argument (bound to " + binding.origin + ")");
   for (auto& [index, bytes] : threadgroupMemory_)
     if (!info.threadgroupArgument(index))
-      throw UsageError("kernel '" + info.name + "' has no [[threadgroup(" + std::to_string(index) +
+      throw Error("kernel '" + info.name + "' has no [[threadgroup(" + std::to_string(index) +
                        ")]] argument");
 
   DispatchRequest request;
@@ -247,7 +247,7 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
     BoundArgument& bound = request.arguments[a.position];
     if (a.role == ArgumentRole::Buffer) {
       auto it = buffers_.find(a.binding);
-      if (it == buffers_.end()) throw UsageError(argLabel(a) + " is not bound");
+      if (it == buffers_.end()) throw Error(argLabel(a) + " is not bound");
       Binding& binding = it->second;
       if (binding.array) {
         HostArray& array = *binding.array;
@@ -260,10 +260,10 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
         binding.dtype = array.dtype;
       }
       if (!dtypeMatchesElementType(binding.dtype, a.pointeeType))
-        throw UsageError(argLabel(a) + ": " + binding.origin + " holds " + dtypeName(binding.dtype) +
+        throw Error(argLabel(a) + ": " + binding.origin + " holds " + dtypeName(binding.dtype) +
                          " data, which does not match element type '" + a.pointeeType + "'");
       if (a.pointeeSize && binding.bytes < a.pointeeSize)
-        throw UsageError(argLabel(a) + ": " + binding.origin + " has " + std::to_string(binding.bytes) +
+        throw Error(argLabel(a) + ": " + binding.origin + " has " + std::to_string(binding.bytes) +
                          " bytes, less than one '" + a.pointeeType + "' (" +
                          std::to_string(a.pointeeSize) + " bytes)");
       bound.buffer = binding.address;
@@ -273,7 +273,7 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
     } else if (a.role == ArgumentRole::ThreadgroupMemory) {
       auto it = threadgroupMemory_.find(a.binding);
       if (it == threadgroupMemory_.end() || it->second == 0)
-        throw UsageError(argLabel(a) + " has no size: set the threadgroup memory length");
+        throw Error(argLabel(a) + " has no size: set the threadgroup memory length");
       bound.threadgroupBytes = it->second;
     }
   }

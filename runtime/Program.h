@@ -15,7 +15,7 @@
 namespace mslsim {
 
 // The program did not compile; `diagnostics` say where.
-class CompileFailed : public UsageError {
+class CompileFailed : public Error {
  public:
   CompileFailed(std::string path, std::vector<Diagnostic> diagnostics);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
@@ -24,9 +24,9 @@ class CompileFailed : public UsageError {
   std::vector<Diagnostic> diagnostics_;
 };
 
-// Parses `--check` lists: "races,bounds,uninit,sync,simd", "all", "none" (throws UsageError).
+// Parses `--check` lists: "races,bounds,uninit,sync,simd", "all", "none" (throws Error).
 CheckSet parseCheckList(const std::string& list);
-// Parses `--schedule`: "in-order", "reverse", "random" or "random:SEED" (throws UsageError).
+// Parses `--schedule`: "in-order", "reverse", "random" or "random:SEED" (throws Error).
 Schedule parseSchedule(const std::string& text);
 
 class Program {
@@ -44,7 +44,7 @@ class Program {
 
   const std::string& path() const { return path_; }
   const std::vector<ExecutableKernel>& kernels() const { return kernels_; }
-  // Throws UsageError naming the available kernels when `name` is not one of them.
+  // Throws Error naming the available kernels when `name` is not one of them.
   const ExecutableKernel& kernel(const std::string& name) const;
   const std::vector<Diagnostic>& warnings() const { return warnings_; }
   double compileMilliseconds() const { return compileMs_; }
@@ -88,7 +88,7 @@ class Launch {
                   const void* regionBegin = nullptr, uint64_t regionBytes = 0, bool uninitialized = false);
   void setThreadgroupMemory(unsigned index, uint64_t bytes);
 
-  // Checks the bindings against the kernel's arguments (throws UsageError naming the argument at
+  // Checks the bindings against the kernel's arguments (throws Error naming the argument at
   // fault) and runs the grid.
   DispatchResult run(DispatchMode mode, Size3 grid, Size3 threadgroup,
                      const DispatchOptions& options = DispatchOptions());

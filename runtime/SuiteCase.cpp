@@ -26,7 +26,7 @@ std::string baseName(const std::string& path) {
 
 Size3 size3(const nlohmann::json& j, const char* key) {
   if (!j.contains(key) || !j[key].is_array() || j[key].empty() || j[key].size() > 3)
-    throw UsageError(std::string("'") + key + "' must be an array of 1 to 3 positive integers");
+    throw Error(std::string("'") + key + "' must be an array of 1 to 3 positive integers");
   Size3 s{1, 1, 1};
   for (size_t i = 0; i < j[key].size(); ++i) s[i] = j[key][i].get<uint32_t>();
   return s;
@@ -53,19 +53,19 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
   std::string dataDir = dataDirArg.empty() ? caseDir : dataDirArg;
   try {
     std::ifstream in(caseJson);
-    if (!in) throw UsageError(caseJson + ": cannot open file");
+    if (!in) throw Error(caseJson + ": cannot open file");
     nlohmann::json spec;
     try {
       spec = nlohmann::json::parse(in);
     } catch (const nlohmann::json::exception& e) {
-      throw UsageError(caseJson + ": invalid JSON: " + e.what());
+      throw Error(caseJson + ": invalid JSON: " + e.what());
     }
     outcome.kernel = spec.value("kernel", "");
     std::string source = caseDir + "/" + spec.value("source", "kernel.metal");
     Size3 grid = size3(spec, "grid"), threadgroup = size3(spec, "threadgroup");
     std::string mode = spec.value("dispatch", "threads");
     if (mode != "threads" && mode != "threadgroups")
-      throw UsageError(caseJson + ": 'dispatch' must be \"threads\" or \"threadgroups\"");
+      throw Error(caseJson + ": 'dispatch' must be \"threads\" or \"threadgroups\"");
     outcome.dispatch = (mode == "threads" ? "grid " : "threadgroups ") + text(grid) +
                        ", threadgroup " + text(threadgroup);
 
@@ -145,11 +145,11 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     bool allMatch = true;
     for (auto& [key, expectation] : expectations.items()) {
       unsigned index = unsigned(std::stoul(key));
-      if (!buffers.count(index)) throw UsageError(caseJson + ": expects buffer " + key + ", which is not bound");
+      if (!buffers.count(index)) throw Error(caseJson + ": expects buffer " + key + ", which is not bound");
       const HostArray& got = buffers[index];
       HostArray expected = parseBufferSpec(expectation.at("file").get<std::string>(), dataDir);
       if (expected.count() != got.count())
-        throw UsageError(caseJson + ": expected " + key + " has " + std::to_string(expected.count()) +
+        throw Error(caseJson + ": expected " + key + " has " + std::to_string(expected.count()) +
                          " elements, the buffer " + std::to_string(got.count()));
       double rtol = expectation.value("rtol", 0.0), atol = expectation.value("atol", 0.0);
       unsigned mismatches = 0;

@@ -8,6 +8,8 @@
 // KernelInfo, produced by the JIT.
 #pragma once
 
+#include <mslsim/types.h>
+
 #include <array>
 #include <functional>
 #include <cstddef>
@@ -42,14 +44,6 @@ struct ThreadgroupVariable {
   uint64_t elementSize = 1;       // of the innermost array element
 };
 
-// Which checks a dispatch runs (`--check races,bounds,uninit,sync,simd`).
-struct CheckSet {
-  bool races = false, bounds = true, uninit = false, sync = true, simd = false;
-  bool reportUniformWrites = false;
-  bool needsInstrumentation() const { return races || bounds || uninit; }
-  static CheckSet none() { return {false, false, false, false, false, false}; }
-  static CheckSet all() { return {true, true, true, true, true, false}; }
-};
 
 // A kernel ready to run: what the front end described and what the JIT produced.
 struct ExecutableKernel {
@@ -65,12 +59,6 @@ struct ExecutableKernel {
   std::shared_ptr<const SourceIndex> sources;
 };
 
-using Size3 = std::array<uint32_t, 3>;
-
-enum class DispatchMode {
-  Threads,       // grid counts threads (dispatchThreads); edge threadgroups are smaller
-  Threadgroups,  // grid counts threadgroups (dispatchThreadgroups)
-};
 
 // Metal's limits on the machine mslsim models (Apple GPUs of the M1 generation and later).
 constexpr uint32_t kMaxThreadsPerThreadgroup = 1024;
@@ -101,36 +89,6 @@ class DispatchGeometry {
   Size3 tg_, groups_, threadsPerGrid_;
 };
 
-// One side of a finding: who did what where.
-struct AccessRecord {
-  std::string op;        // "read", "write", "atomic", "barrier", "simd_sum", ...
-  SourcePosition where;  // the user's file:line:column
-  Size3 threadgroup{0, 0, 0};
-  Size3 thread{0, 0, 0};  // thread_position_in_threadgroup
-  uint32_t lane = 0;      // thread_index_in_simdgroup
-};
-
-struct Finding {
-  enum class Severity { Warning, Error };
-  Severity severity = Severity::Error;
-  std::string kind;  // "data-race", "out-of-bounds", "barrier-divergence", "timeout", ...
-  std::string message;
-  std::vector<SourcePosition> locations;  // the source lines involved
-  // Memory findings: where, and the accesses involved (the first occurrence).
-  std::string memorySpace;  // "threadgroup", "device", "constant"
-  std::string memory;       // "threadgroup variable 'tile'[17]", "buffer 1 (argument 'out')[1000]"
-  struct Location {
-    int buffer = -1;          // [[buffer(n)]] / [[threadgroup(n)]] index
-    std::string argument;     // the kernel argument's name
-    std::string variable;     // a threadgroup variable's name
-    int64_t element = 0;      // element index (in units of the element type, else of the access)
-    int64_t byteOffset = 0;   // from the argument's pointer, or the variable's start
-  } location;
-  std::string hazard;       // races: "read-write", "write-read", "write-write"
-  std::vector<AccessRecord> accesses;
-  std::string hint;
-  uint64_t count = 1;       // occurrences folded into this finding
-};
 
 // One argument binding, by parameter position (ArgumentInfo::position).
 struct BoundArgument {
@@ -143,14 +101,6 @@ struct BoundArgument {
   uint64_t threadgroupBytes = 0;      // ThreadgroupMemory role: size requested at dispatch
 };
 
-// The order in which threads of a threadgroup run between synchronisation points, and in which
-// threadgroups are taken (`--schedule`). Order-dependent results (a race the checks were not asked
-// to find) show up as different outputs under different schedules.
-struct Schedule {
-  enum class Order { InOrder, Reverse, Random };
-  Order order = Order::InOrder;
-  uint64_t seed = 0;
-};
 
 struct DispatchRequest {
   const ExecutableKernel* kernel = nullptr;

@@ -125,7 +125,7 @@ class PyMetalKernel {
     mx::Call call;
     try {
       call.checks = mslsim::parseCheckList(checks);
-    } catch (const mslsim::UsageError& e) {
+    } catch (const mslsim::Error& e) {
       throw py::value_error(e.what());
     }
     for (auto& [dtype, array] : inputs) call.inputs.push_back(viewOf(dtypeFromName(dtype), array));

@@ -59,7 +59,7 @@ template [[host_name("scale_i")]] kernel void scale<int>(device int*, uint);
   EXPECT_EQ(p->kernel("scale_f").info.arguments[0].pointeeType, "float");
   EXPECT_EQ(p->kernel("scale_i").info.arguments[0].pointeeType, "int");
   EXPECT_EQ(p->kernel("scale_f").staticThreadgroupBytes, 16u);
-  EXPECT_THROW(p->kernel("scale"), UsageError);
+  EXPECT_THROW(p->kernel("scale"), Error);
 }
 
 TEST(Frontend, CompileErrorsPointAtTheUsersLineAndColumn) {

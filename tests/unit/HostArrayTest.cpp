@@ -27,13 +27,13 @@ TEST(HostArray, BufferSpecsProduceTheDescribedContents) {
 }
 
 TEST(HostArray, BadSpecsNameTheProblem) {
-  EXPECT_THROW(parseBufferSpec("zeros:float33:5"), UsageError);
-  EXPECT_THROW(parseBufferSpec("fill:float32:5"), UsageError);
-  EXPECT_THROW(parseBufferSpec("iota:int32:-1"), UsageError);
-  EXPECT_THROW(parseBufferSpec("scalar:int32:abc"), UsageError);
+  EXPECT_THROW(parseBufferSpec("zeros:float33:5"), Error);
+  EXPECT_THROW(parseBufferSpec("fill:float32:5"), Error);
+  EXPECT_THROW(parseBufferSpec("iota:int32:-1"), Error);
+  EXPECT_THROW(parseBufferSpec("scalar:int32:abc"), Error);
   try {
     parseBufferSpec("zeros:float33:5");
-  } catch (const UsageError& e) {
+  } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("unknown dtype 'float33'"), std::string::npos);
   }
 }
@@ -85,6 +85,6 @@ TEST(HostArray, NpyHeaderIsWhatNumpyWrites) {
 TEST(HostArray, MalformedNpyIsAUsageError) {
   std::string path = tempPath("bad.npy");
   { std::ofstream(path) << "not numpy"; }
-  EXPECT_THROW(readNpy(path), UsageError);
-  EXPECT_THROW(readNpy(tempPath("missing.npy")), UsageError);
+  EXPECT_THROW(readNpy(path), Error);
+  EXPECT_THROW(readNpy(tempPath("missing.npy")), Error);
 }

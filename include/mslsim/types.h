@@ -1,0 +1,105 @@
+// mslsim's plain data types, shared by the public API (mslsim.h) and the library's internals:
+// element types, dispatch geometry, source positions, diagnostics, checker findings, options.
+// No LLVM or Clang types here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mslsim {
+
+// A user mistake (bad file, bad argument, unknown kernel): reported as one line, exit status 2.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class DType {
+  Float32, Float16, BFloat16, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Bool,
+  Float64,    // MLX has it; Metal does not (kernels using it do not compile on a GPU)
+  Complex64,  // two float32, real first (MLX's complex64_t)
+};
+
+const char* dtypeName(DType t);                  // "float32", ...
+bool parseDType(const std::string& name, DType& out);
+unsigned dtypeSize(DType t);
+bool isFloating(DType t);
+std::string allDTypeNames();                     // for error messages
+
+using Size3 = std::array<uint32_t, 3>;
+
+enum class DispatchMode {
+  Threads,       // grid counts threads (dispatchThreads); edge threadgroups are smaller
+  Threadgroups,  // grid counts threadgroups (dispatchThreadgroups)
+};
+
+struct SourcePosition {
+  std::string file;
+  unsigned line = 0;
+  unsigned column = 0;
+};
+
+struct Diagnostic {
+  enum class Severity { Note, Warning, Error };
+  Severity severity = Severity::Error;
+  SourcePosition where;     // file is empty when the diagnostic has no location
+  std::string message;
+  std::string sourceLine;   // the original (not rewritten) line, if known
+};
+
+// "file:line:col: error: message" followed by the source line and a caret.
+std::string formatDiagnostic(const Diagnostic& diagnostic);
+
+// One side of a finding: who did what where.
+struct AccessRecord {
+  std::string op;        // "read", "write", "atomic", "barrier", "simd_sum", ...
+  SourcePosition where;  // the user's file:line:column
+  Size3 threadgroup{0, 0, 0};
+  Size3 thread{0, 0, 0};  // thread_position_in_threadgroup
+  uint32_t lane = 0;      // thread_index_in_simdgroup
+};
+
+struct Finding {
+  enum class Severity { Warning, Error };
+  Severity severity = Severity::Error;
+  std::string kind;  // "data-race", "out-of-bounds", "barrier-divergence", "timeout", ...
+  std::string message;
+  std::vector<SourcePosition> locations;  // the source lines involved
+  // Memory findings: where, and the accesses involved (the first occurrence).
+  std::string memorySpace;  // "threadgroup", "device", "constant"
+  std::string memory;       // "threadgroup variable 'tile'[17]", "buffer 1 (argument 'out')[1000]"
+  struct Location {
+    int buffer = -1;          // [[buffer(n)]] / [[threadgroup(n)]] index
+    std::string argument;     // the kernel argument's name
+    std::string variable;     // a threadgroup variable's name
+    int64_t element = 0;      // element index (in units of the element type, else of the access)
+    int64_t byteOffset = 0;   // from the argument's pointer, or the variable's start
+  } location;
+  std::string hazard;       // races: "read-write", "write-read", "write-write"
+  std::vector<AccessRecord> accesses;
+  std::string hint;
+  uint64_t count = 1;       // occurrences folded into this finding
+};
+
+// Which checks a dispatch runs (`--check races,bounds,uninit,sync,simd`).
+struct CheckSet {
+  bool races = false, bounds = true, uninit = false, sync = true, simd = false;
+  bool reportUniformWrites = false;
+  bool needsInstrumentation() const { return races || bounds || uninit; }
+  static CheckSet none() { return {false, false, false, false, false, false}; }
+  static CheckSet all() { return {true, true, true, true, true, false}; }
+};
+
+// The order in which threads of a threadgroup run between synchronisation points, and in which
+// threadgroups are taken (`--schedule`). Order-dependent results (a race the checks were not asked
+// to find) show up as different outputs under different schedules.
+struct Schedule {
+  enum class Order { InOrder, Reverse, Random };
+  Order order = Order::InOrder;
+  uint64_t seed = 0;
+};
+
+}  // namespace mslsim
