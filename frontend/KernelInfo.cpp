@@ -1,4 +1,4 @@
-#include "KernelInfo.h"
+#include <mslsim/kernel_info.h>
 
 namespace mslsim {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "KernelInfo.h"
+#include <mslsim/kernel_info.h>
 #include "SourceIndex.h"
 
 namespace llvm {

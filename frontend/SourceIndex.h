@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "KernelInfo.h"
+#include <mslsim/kernel_info.h>
 #include "SourceRewriter.h"
 
 namespace mslsim {

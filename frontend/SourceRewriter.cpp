@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "KernelInfo.h"
+#include <mslsim/kernel_info.h>
 
 namespace mslsim {
 

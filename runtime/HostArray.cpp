@@ -1,6 +1,6 @@
 // The .npy reader/writer is hand-written: Debian ships no C++ NumPy-format library (cnpy is not
 // packaged), and the format is a short header plus raw little-endian data.
-#include "HostArray.h"
+#include <mslsim/host_array.h>
 
 #include <cmath>
 #include <cstring>
@@ -56,6 +56,9 @@ uint16_t floatToBfloat(float f) {
   return uint16_t(u >> 16);
 }
 }  // namespace
+
+bfloat16::bfloat16(float value) : bits(floatToBfloat(value)) {}
+bfloat16::operator float() const { return bfloatToFloat(bits); }
 
 const char* dtypeName(DType t) { return row(t).name; }
 unsigned dtypeSize(DType t) { return row(t).size; }

@@ -1,4 +1,4 @@
-#include "MetalKernel.h"
+#include <mslsim/mlx.h>
 
 #include <cstring>
 #include <iostream>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "MetalKernel.h"
+#include <mslsim/mlx.h>
 
 namespace mslsim {
 namespace mlx {

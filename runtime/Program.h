@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "Executor.h"
-#include "HostArray.h"
+#include <mslsim/host_array.h>
 #include "MslCompiler.h"
 
 namespace mslsim {
@@ -61,17 +61,6 @@ class Program {
   double compileMs_ = 0;
 };
 
-// How to run a dispatch beyond its geometry.
-struct DispatchOptions {
-  double timeoutSeconds = 60;
-  unsigned workers = 0;  // 0: one per core
-  CheckSet checks;       // default: bounds, sync
-  Schedule schedule;
-  std::string watch;      // `--watch` element, printed through `log`
-  std::string traceFile;  // `--trace` output
-  std::function<void(const std::string&)> log;
-  unsigned maxErrors = 0;
-};
 
 // One dispatch of one kernel: bindings by Metal index, then run.
 class Launch {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "KernelInfo.h"
+#include <mslsim/kernel_info.h>
 #include "SourceIndex.h"
 
 namespace mslsim {

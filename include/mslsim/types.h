@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -100,6 +101,18 @@ struct Schedule {
   enum class Order { InOrder, Reverse, Random };
   Order order = Order::InOrder;
   uint64_t seed = 0;
+};
+
+// How to run a dispatch beyond its geometry.
+struct DispatchOptions {
+  double timeoutSeconds = 60;
+  unsigned workers = 0;  // 0: one per core
+  CheckSet checks;       // default: bounds, sync
+  Schedule schedule;
+  std::string watch;      // `--watch` element, printed through `log`
+  std::string traceFile;  // `--trace` output
+  std::function<void(const std::string&)> log;
+  unsigned maxErrors = 0;
 };
 
 }  // namespace mslsim

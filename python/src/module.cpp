@@ -24,8 +24,8 @@
 #include <tuple>
 #include <vector>
 
-#include "HostArray.h"
-#include "MetalKernel.h"
+#include <mslsim/host_array.h>
+#include <mslsim/mlx.h>
 #include "Program.h"
 
 namespace py = pybind11;

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "HostArray.h"
+#include <mslsim/host_array.h>
 
 using namespace mslsim;
 

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "MetalKernel.h"
+#include <mslsim/mlx.h>
 
 using namespace mslsim;
 using namespace mslsim::mlx;

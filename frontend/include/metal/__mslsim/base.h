@@ -125,6 +125,100 @@ template <class T> constexpr bool is_trivially_copyable_v = __is_trivially_copya
 template <class F, class T> constexpr bool is_convertible_v = __is_convertible_to(F, T);
 template <class B, class D> constexpr bool is_base_of_v = __is_base_of(B, D);
 
+// More standard traits (cheap: nothing here is instantiated unless used). MLX's
+// steel/utils/type_traits.h defines is_empty, is_empty_v, make_void and void_t itself, so those
+// stay as they were; _conjunction/_disjunction are the internal names MLX uses.
+template <class T> struct is_volatile : bool_constant<__is_volatile(T)> {};
+template <class T> struct is_array : bool_constant<__is_array(T)> {};
+template <class T> struct is_reference : bool_constant<__is_reference(T)> {};
+template <class T> struct is_lvalue_reference : bool_constant<__is_lvalue_reference(T)> {};
+template <class T> struct is_rvalue_reference : bool_constant<__is_rvalue_reference(T)> {};
+template <class T> struct is_function : bool_constant<__is_function(T)> {};
+template <class T> struct is_union : bool_constant<__is_union(T)> {};
+template <class T> struct is_member_pointer : bool_constant<__is_member_pointer(T)> {};
+template <class T> struct is_null_pointer : bool_constant<__is_same(remove_cv_t<T>, decltype(nullptr))> {};
+template <class T> struct is_fundamental : bool_constant<__is_fundamental(T) || __is_same(remove_cv_t<T>, bfloat)> {};
+template <class T> struct is_compound : bool_constant<!is_fundamental<T>::value> {};
+template <class T> struct is_object : bool_constant<__is_object(T)> {};
+template <class T> struct is_trivial : bool_constant<__is_trivial(T)> {};
+template <class T> struct is_trivially_destructible : bool_constant<__is_trivially_destructible(T)> {};
+template <class T> struct is_standard_layout : bool_constant<__is_standard_layout(T)> {};
+template <class T, class... A> struct is_constructible : bool_constant<__is_constructible(T, A...)> {};
+template <class T> struct is_default_constructible : bool_constant<__is_constructible(T)> {};
+template <class T, class U> struct is_assignable : bool_constant<__is_assignable(T, U)> {};
+template <class T> struct alignment_of : integral_constant<size_t, alignof(T)> {};
+template <class T> struct rank : integral_constant<size_t, __array_rank(T)> {};
+template <class T, unsigned I = 0> struct extent : integral_constant<size_t, __array_extent(T, I)> {};
+template <class T> struct underlying_type { typedef __underlying_type(T) type; };
+template <class...> struct conjunction : true_type {};
+template <class B> struct conjunction<B> : B {};
+template <class B, class... Bs> struct conjunction<B, Bs...> : conditional_t<bool(B::value), conjunction<Bs...>, B> {};
+template <class...> struct disjunction : false_type {};
+template <class B> struct disjunction<B> : B {};
+template <class B, class... Bs> struct disjunction<B, Bs...> : conditional_t<bool(B::value), B, disjunction<Bs...>> {};
+template <class B> struct negation : bool_constant<!bool(B::value)> {};
+template <class... B> using _conjunction = conjunction<B...>;
+template <class... B> using _disjunction = disjunction<B...>;
+template <class T> struct add_pointer { typedef remove_reference_t<T>* type; };
+template <class T> struct add_lvalue_reference { typedef T& type; };
+template <> struct add_lvalue_reference<void> { typedef void type; };
+template <class T> struct add_rvalue_reference { typedef T&& type; };
+template <> struct add_rvalue_reference<void> { typedef void type; };
+template <class T> struct add_volatile { typedef volatile T type; };
+template <class T> struct add_cv { typedef const volatile T type; };
+template <class T> struct decay {
+  typedef remove_reference_t<T> U;
+  typedef conditional_t<__is_array(U), remove_extent_t<U>*,
+                        conditional_t<__is_function(U), U*, remove_cv_t<U>>> type;
+};
+template <class... T> struct common_type {};
+template <class T> struct common_type<T> : common_type<T, T> {};
+template <class A, class B> struct common_type<A, B> {
+  typedef typename decay<decltype(true ? declval<A>() : declval<B>())>::type type;
+};
+template <class A, class B, class C, class... R> struct common_type<A, B, C, R...>
+    : common_type<typename common_type<A, B>::type, C, R...> {};
+template <class T, T... I> struct integer_sequence {
+  typedef T value_type;
+  static constexpr size_t size() { return sizeof...(I); }
+};
+template <size_t... I> using index_sequence = integer_sequence<size_t, I...>;
+template <class T, T N> using make_integer_sequence = __make_integer_seq<integer_sequence, T, N>;
+template <size_t N> using make_index_sequence = make_integer_sequence<size_t, N>;
+template <class... T> using index_sequence_for = make_index_sequence<sizeof...(T)>;
+template <class T> constexpr bool is_volatile_v = __is_volatile(T);
+template <class T> constexpr bool is_array_v = __is_array(T);
+template <class T> constexpr bool is_reference_v = __is_reference(T);
+template <class T> constexpr bool is_lvalue_reference_v = __is_lvalue_reference(T);
+template <class T> constexpr bool is_rvalue_reference_v = __is_rvalue_reference(T);
+template <class T> constexpr bool is_function_v = __is_function(T);
+template <class T> constexpr bool is_union_v = __is_union(T);
+template <class T> constexpr bool is_member_pointer_v = __is_member_pointer(T);
+template <class T> constexpr bool is_null_pointer_v = is_null_pointer<T>::value;
+template <class T> constexpr bool is_fundamental_v = is_fundamental<T>::value;
+template <class T> constexpr bool is_compound_v = !is_fundamental<T>::value;
+template <class T> constexpr bool is_object_v = __is_object(T);
+template <class T> constexpr bool is_trivial_v = __is_trivial(T);
+template <class T> constexpr bool is_trivially_destructible_v = __is_trivially_destructible(T);
+template <class T> constexpr bool is_standard_layout_v = __is_standard_layout(T);
+template <class T, class... A> constexpr bool is_constructible_v = __is_constructible(T, A...);
+template <class T> constexpr bool is_default_constructible_v = __is_constructible(T);
+template <class T, class U> constexpr bool is_assignable_v = __is_assignable(T, U);
+template <class T> constexpr size_t alignment_of_v = alignof(T);
+template <class T> constexpr size_t rank_v = __array_rank(T);
+template <class T, unsigned I = 0> constexpr size_t extent_v = __array_extent(T, I);
+template <class... B> constexpr bool conjunction_v = conjunction<B...>::value;
+template <class... B> constexpr bool disjunction_v = disjunction<B...>::value;
+template <class B> constexpr bool negation_v = !bool(B::value);
+template <class T> using underlying_type_t = typename underlying_type<T>::type;
+template <class T> using add_pointer_t = typename add_pointer<T>::type;
+template <class T> using add_lvalue_reference_t = typename add_lvalue_reference<T>::type;
+template <class T> using add_rvalue_reference_t = typename add_rvalue_reference<T>::type;
+template <class T> using add_volatile_t = volatile T;
+template <class T> using add_cv_t = const volatile T;
+template <class T> using decay_t = typename decay<T>::type;
+template <class... T> using common_type_t = typename common_type<T...>::type;
+
 template <class T> struct make_unsigned;
 template <> struct make_unsigned<char> { typedef unsigned char type; };
 template <> struct make_unsigned<signed char> { typedef unsigned char type; };
@@ -205,8 +299,28 @@ static_assert(sizeof(bfloat) == 2 && alignof(bfloat) == 2, "bfloat layout");
 template <class T> struct numeric_limits {
   static constexpr bool is_specialized = false;
 };
+enum float_round_style {
+  round_indeterminate = -1, round_toward_zero = 0, round_to_nearest = 1,
+  round_toward_infinity = 2, round_toward_neg_infinity = 3,
+};
+enum float_denorm_style { denorm_indeterminate = -1, denorm_absent = 0, denorm_present = 1 };
 template <class T, T Lo, T Hi, int Digits> struct __int_limits {
   static constexpr bool is_specialized = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = Lo == 0 && !__is_same(T, bool);
+  static constexpr bool is_iec559 = false;
+  static constexpr bool has_signaling_NaN = false;
+  static constexpr float_denorm_style has_denorm = denorm_absent;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr float_round_style round_style = round_toward_zero;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr int digits10 = Digits * 643 / 2136;  // floor(digits * log10(2))
+  static constexpr int max_digits10 = 0;
+  static constexpr int min_exponent = 0, min_exponent10 = 0, max_exponent = 0, max_exponent10 = 0;
+  static constexpr T round_error() { return 0; }
+  static constexpr T denorm_min() { return 0; }
+  static constexpr T signaling_NaN() { return 0; }
   static constexpr bool is_signed = Lo != 0;
   static constexpr bool is_integer = true;
   static constexpr bool is_exact = true;
@@ -233,9 +347,23 @@ template <> struct numeric_limits<long> : __int_limits<long, -922337203685477580
 template <> struct numeric_limits<unsigned long> : __int_limits<unsigned long, 0ul, 18446744073709551615ul, 64> {};
 
 // Floating limits are built from bit patterns so that half and bfloat need no literal suffixes.
-template <class T, class Bits, Bits MinB, Bits MaxB, Bits EpsB, Bits InfB, Bits NanB, Bits DenB, int Digits>
+template <class T, class Bits, Bits MinB, Bits MaxB, Bits EpsB, Bits InfB, Bits NanB, Bits DenB, int Digits,
+          Bits SNanB, int Digits10, int MaxDigits10, int MinExp, int MinExp10, int MaxExp, int MaxExp10>
 struct __fp_limits {
   static constexpr bool is_specialized = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr float_denorm_style has_denorm = denorm_present;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr float_round_style round_style = round_to_nearest;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr int digits10 = Digits10;
+  static constexpr int max_digits10 = MaxDigits10;
+  static constexpr int min_exponent = MinExp, min_exponent10 = MinExp10;
+  static constexpr int max_exponent = MaxExp, max_exponent10 = MaxExp10;
+  static constexpr T signaling_NaN() { return __builtin_bit_cast(T, SNanB); }
   static constexpr bool is_signed = true;
   static constexpr bool is_integer = false;
   static constexpr bool is_exact = false;
@@ -254,12 +382,15 @@ struct __fp_limits {
   static constexpr T round_error() { return T(0.5f); }
 };
 template <> struct numeric_limits<float>
-    : __fp_limits<float, unsigned, 0x00800000u, 0x7f7fffffu, 0x34000000u, 0x7f800000u, 0x7fc00000u, 1u, 24> {};
+    : __fp_limits<float, unsigned, 0x00800000u, 0x7f7fffffu, 0x34000000u, 0x7f800000u, 0x7fc00000u, 1u, 24,
+                  0x7fa00000u, 6, 9, -125, -37, 128, 38> {};
 template <> struct numeric_limits<half>
-    : __fp_limits<half, unsigned short, 0x0400, 0x7bff, 0x1400, 0x7c00, 0x7e00, 1, 11> {};
+    : __fp_limits<half, unsigned short, 0x0400, 0x7bff, 0x1400, 0x7c00, 0x7e00, 1, 11, 0x7d00, 3, 5, -13, -4, 16, 4> {};
 template <> struct numeric_limits<bfloat>
-    : __fp_limits<bfloat, unsigned short, 0x0080, 0x7f7f, 0x3c00, 0x7f80, 0x7fc0, 1, 8> {};
+    : __fp_limits<bfloat, unsigned short, 0x0080, 0x7f7f, 0x3c00, 0x7f80, 0x7fc0, 1, 8, 0x7fa0, 2, 4, -125, -37, 128, 38> {};
 template <class T> struct numeric_limits<const T> : numeric_limits<T> {};
+template <class T> struct numeric_limits<volatile T> : numeric_limits<T> {};
+template <class T> struct numeric_limits<const volatile T> : numeric_limits<T> {};
 
 // ---------------------------------------------------------------- array, uniform
 template <class T, size_t N> struct array {

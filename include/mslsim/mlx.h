@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
-#include "Executor.h"
-#include "HostArray.h"
+#include <mslsim/types.h>
+#include <mslsim/host_array.h>
 
 namespace mslsim {
 namespace mlx {

@@ -1,0 +1,100 @@
+// The public API (include/mslsim/mslsim.h) over the runtime's Program and Launch.
+#include <mslsim/mslsim.h>
+
+#include "Program.h"
+#include "Report.h"
+
+namespace mslsim {
+
+const std::string& Kernel::name() const { return kernel_->info.name; }
+const KernelInfo& Kernel::info() const { return kernel_->info; }
+
+Library Library::compileFile(const std::string& path, const BuildOptions& o) {
+  try {
+    Library l;
+    l.program_ = Program::compileFile(path, {o.includeDirs, o.defines, o.fastMath, {}, false}, o.checked);
+    return l;
+  } catch (const CompileFailed& e) {
+    throw CompileError(e.what(), e.diagnostics());
+  }
+}
+
+Library Library::compileSource(const std::string& name, const std::string& source, const BuildOptions& o) {
+  try {
+    Library l;
+    l.program_ =
+        Program::compileSource(name, source, {o.includeDirs, o.defines, o.fastMath, {}, false}, o.checked);
+    return l;
+  } catch (const CompileFailed& e) {
+    throw CompileError(e.what(), e.diagnostics());
+  }
+}
+
+std::vector<std::string> Library::kernelNames() const {
+  std::vector<std::string> names;
+  for (auto& k : program_->kernels()) names.push_back(k.info.name);
+  return names;
+}
+
+Kernel Library::kernel(const std::string& name) const {
+  Kernel k;
+  k.program_ = program_;
+  k.kernel_ = &program_->kernel(name);
+  return k;
+}
+
+const std::vector<Diagnostic>& Library::warnings() const { return program_->warnings(); }
+
+bool Report::hasErrors() const {
+  for (auto& f : findings)
+    if (f.severity == Finding::Severity::Error) return true;
+  return false;
+}
+
+bool Report::hasFinding(const std::string& kind) const {
+  for (auto& f : findings)
+    if (f.kind == kind) return true;
+  return false;
+}
+
+Dispatch::Dispatch(const Kernel& kernel) : kernel_(kernel), launch_(std::make_unique<Launch>(*kernel.kernel_)) {}
+Dispatch::~Dispatch() = default;
+Dispatch::Dispatch(Dispatch&&) noexcept = default;
+Dispatch& Dispatch::operator=(Dispatch&&) noexcept = default;
+
+Dispatch& Dispatch::bind(unsigned bufferIndex, HostArray& array) {
+  launch_->bindBuffer(bufferIndex, array, "buffer " + std::to_string(bufferIndex));
+  return *this;
+}
+
+Dispatch& Dispatch::bind(const std::string& argumentName, HostArray& array) {
+  for (auto& a : kernel_.info().arguments)
+    if (a.name == argumentName) {
+      if (a.role == ArgumentRole::Buffer) return bind(a.binding, array);
+      throw Error("argument '" + argumentName + "' of kernel '" + kernel_.name() +
+                  "' is not a buffer: bind threadgroup memory with threadgroupMemory()");
+    }
+  std::string names;
+  for (auto& a : kernel_.info().arguments)
+    if (a.role == ArgumentRole::Buffer) names += (names.empty() ? "" : ", ") + a.name;
+  throw Error("kernel '" + kernel_.name() + "' has no argument named '" + argumentName +
+              "' (buffer arguments: " + names + ")");
+}
+
+Dispatch& Dispatch::threadgroupMemory(unsigned index, uint64_t bytes) {
+  launch_->setThreadgroupMemory(index, bytes);
+  return *this;
+}
+
+Report Dispatch::run(Size3 grid, Size3 threadgroup, DispatchMode mode, const DispatchOptions& options) {
+  DispatchResult result = launch_->run(mode, grid, threadgroup, options);
+  Report r;
+  r.completed = result.completed;
+  r.milliseconds = result.milliseconds;
+  for (auto& f : result.findings) r.text += kernel_.program_->formatFinding(f) + "\n";
+  r.json = findingsToJson(kernel_.name(), result.findings);
+  r.findings = std::move(result.findings);
+  return r;
+}
+
+}  // namespace mslsim
