@@ -11,3 +11,13 @@ cmake -S "$source/examples/cmake-consumer" -B "$build/consumer-build" -G Ninja \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$build/consumer-build" > /dev/null
 "$build/consumer-build/saxpy_test"
+# The Python package lands where the interpreter looks under the prefix.
+site=$(ls -d "$prefix"/lib/python3*/dist-packages)
+PYTHONPATH=$site /usr/bin/python3 -c "
+import numpy as np, mslsim, mslsim.testing
+k = mslsim.fast.metal_kernel(name='inc', input_names=['a'], output_names=['o'],
+                             source='uint i = thread_position_in_grid.x; o[i] = a[i] + 1;')
+a = np.arange(8, dtype=np.float32)
+mslsim.testing.assert_kernel_allclose(k, a + 1, inputs=[a], output_shapes=[(8,)],
+                                      output_dtypes=[mslsim.float32], grid=(8, 1, 1), threadgroup=(8, 1, 1))
+print('installed Python package works')"
