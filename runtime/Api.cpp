@@ -93,6 +93,7 @@ Report Dispatch::run(Size3 grid, Size3 threadgroup, DispatchMode mode, const Dis
   r.milliseconds = result.milliseconds;
   for (auto& f : result.findings) r.text += kernel_.program_->formatFinding(f) + "\n";
   r.json = findingsToJson(kernel_.name(), result.findings);
+  r.writers = std::move(result.writers);
   r.findings = std::move(result.findings);
   return r;
 }

@@ -234,14 +234,7 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
   request.mode = mode;
   request.grid = grid;
   request.threadgroup = threadgroup;
-  request.timeoutSeconds = options.timeoutSeconds;
-  request.workers = options.workers;
-  request.checks = options.checks;
-  request.schedule = options.schedule;
-  request.watch = options.watch;
-  request.traceFile = options.traceFile;
-  request.log = options.log;
-  request.maxErrors = options.maxErrors;
+  request.options = options;
   request.arguments.resize(info.arguments.size());
   for (const ArgumentInfo& a : info.arguments) {
     BoundArgument& bound = request.arguments[a.position];

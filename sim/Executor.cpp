@@ -276,7 +276,7 @@ class DispatchState : public FindingSink {
   DispatchState(const DispatchRequest& r)
       : request(r), kernel(*r.kernel), geometry(r.mode, r.grid, r.threadgroup) {}
   DispatchFacts facts;
-  std::shared_ptr<void> checkState, traceState;
+  std::shared_ptr<void> checkState, traceState, writerState;
   // Observers that want to hear of findings (the tracer), registered by the workers.
   void listen(ExecutionObserver* o) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -323,7 +323,7 @@ class DispatchState : public FindingSink {
                                                     "invalid-memory-access", "stack-overflow",
                                                     "integer-division-by-zero"};
     if (f.severity == Finding::Severity::Error && kStopping.count(f.kind)) stop = true;
-    if (f.severity == Finding::Severity::Error && request.maxErrors && ++errors_ >= request.maxErrors) stop = true;
+    if (f.severity == Finding::Severity::Error && request.options.maxErrors && ++errors_ >= request.options.maxErrors) stop = true;
     for (auto* o : listeners_) o->finding(f);
     reported_[key] = findings.size();
     findings.push_back(std::move(f));
@@ -497,7 +497,7 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
     threads_[i].context = make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain);
     threads_[i].stack = stacks_[i].get();
   }
-  random_.seed(dispatch_.request.schedule.seed * 0x9E3779B97F4A7C15ull + groupLinear_);
+  random_.seed(dispatch_.request.options.schedule.seed * 0x9E3779B97F4A7C15ull + groupLinear_);
   for (;;) {
     bool ranAny = false;
     arrangeOrder(count);
@@ -522,7 +522,7 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
 void ThreadgroupScheduler::arrangeOrder(uint32_t count) {
   order_.resize(count);
   std::iota(order_.begin(), order_.end(), 0u);
-  switch (dispatch_.request.schedule.order) {
+  switch (dispatch_.request.options.schedule.order) {
     case Schedule::Order::InOrder: break;
     case Schedule::Order::Reverse: std::reverse(order_.begin(), order_.end()); break;
     case Schedule::Order::Random: std::shuffle(order_.begin(), order_.end(), random_); break;
@@ -743,6 +743,8 @@ void workerMain(DispatchState& state) {
   std::vector<std::unique_ptr<FiberStack>> stacks;
   ThreadgroupScheduler scheduler(state, stacks);
   auto observers = makeCheckers(state.facts, state.checkState);
+  if (state.request.options.trackWriters)
+    for (auto& t : makeWriterTrackers(state.facts, state.writerState)) observers.push_back(std::move(t));
   for (auto& t : makeTracers(state.facts, state.request, state.traceState)) {
     state.listen(t.get());
     observers.push_back(std::move(t));
@@ -754,7 +756,7 @@ void workerMain(DispatchState& state) {
   while (!state.stop && !state.cancelled) {
     uint64_t g = state.nextGroup.fetch_add(1);
     if (g >= total) break;
-    scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.schedule, g, total)));
+    scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.options.schedule, g, total)));
   }
   for (auto* o : listening) state.unlisten(o);
   tDispatch = nullptr;
@@ -823,9 +825,9 @@ DispatchResult dispatch(const DispatchRequest& request) {
   DispatchFacts& facts = state.facts;
   facts.kernel = &kernel;
   facts.geometry = &state.geometry;
-  facts.checks = request.checks;
+  facts.checks = request.options.checks;
   facts.sink = &state;
-  facts.log = request.log;
+  facts.log = request.options.log;
   facts.arenaBytes = state.arenaBytes;
   for (auto& a : kernel.info.arguments) {
     const BoundArgument& b = request.arguments[a.position];
@@ -847,7 +849,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
     }
   }
 
-  if (!request.watch.empty()) {
+  if (!request.options.watch.empty()) {
     try {
       std::shared_ptr<void> scratch;
       makeTracers(facts, request, scratch);
@@ -861,9 +863,11 @@ DispatchResult dispatch(const DispatchRequest& request) {
   installFaultHandlers();
   auto start = std::chrono::steady_clock::now();
   uint64_t total = state.geometry.totalThreadgroups();
-  unsigned workers = request.workers ? request.workers : std::max(1u, std::thread::hardware_concurrency());
+  unsigned workers = request.options.workers ? request.options.workers : std::max(1u, std::thread::hardware_concurrency());
   // Race and uninitialised-read checks keep state across threadgroups: one worker.
-  if (kernel.instrumented && (request.checks.races || request.checks.uninit)) workers = 1;
+  if (kernel.instrumented && (request.options.checks.races || request.options.checks.uninit ||
+                              request.options.trackWriters))
+    workers = 1;
   workers = unsigned(std::min<uint64_t>(workers, std::max<uint64_t>(total, 1)));
 
   std::mutex doneMutex;
@@ -878,7 +882,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
     });
   {
     std::unique_lock<std::mutex> lock(doneMutex);
-    auto deadline = start + std::chrono::duration<double>(request.timeoutSeconds);
+    auto deadline = start + std::chrono::duration<double>(request.options.timeoutSeconds);
     if (!doneCv.wait_until(lock, deadline, [&] { return running == 0; })) {
       // Loops in JIT'd code poll the cancel flag; the poll abandons the thread.
       state.cancelled = true;
@@ -888,13 +892,14 @@ DispatchResult dispatch(const DispatchRequest& request) {
     }
   }
   for (auto& t : threads) t.join();
-  if (!request.traceFile.empty()) writeTrace(state.traceState, request.traceFile);
+  if (!request.options.traceFile.empty()) writeTrace(state.traceState, request.options.traceFile);
+  result.writers = takeWriters(state.writerState);
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   result.findings = std::move(state.findings);
   if (state.cancelled)
     result.findings.push_back({Finding::Severity::Error, "timeout",
-                               "kernel '" + name + "' did not finish within " + seconds(request.timeoutSeconds) +
+                               "kernel '" + name + "' did not finish within " + seconds(request.options.timeoutSeconds) +
                                    " s (an endless loop, or a thread spinning on a value that no "
                                    "thread will write); it was stopped",
                                {}});

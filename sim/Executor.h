@@ -12,6 +12,7 @@
 
 #include <array>
 #include <functional>
+#include <map>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -108,22 +109,14 @@ struct DispatchRequest {
   Size3 grid{1, 1, 1};
   Size3 threadgroup{1, 1, 1};
   std::vector<BoundArgument> arguments;  // one per kernel parameter
-  double timeoutSeconds = 60;
-  unsigned workers = 0;  // 0: one per core
-  CheckSet checks;       // only what the kernel was instrumented for can run
-  Schedule schedule;
-  // Diagnostics output (checked builds): `--watch` (e.g. "tile[17]", "buffer:1[42]") prints every
-  // access to that element through `log`; `traceFile` receives a Chrome trace-event JSON.
-  std::string watch;
-  std::string traceFile;
-  std::function<void(const std::string&)> log;
-  unsigned maxErrors = 0;  // stop after this many distinct errors (0: no limit)
+  DispatchOptions options;  // only checks the kernel was instrumented for can run
 };
 
 struct DispatchResult {
   bool completed = false;  // every thread ran to its end
   std::vector<Finding> findings;
   double milliseconds = 0;
+  std::map<unsigned, std::vector<ElementWriter>> writers;  // by [[buffer(n)]], with trackWriters
   bool hasErrors() const {
     for (auto& f : findings)
       if (f.severity == Finding::Severity::Error) return true;

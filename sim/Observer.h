@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,6 +91,11 @@ class ExecutionObserver {
 // Observers that trace rather than check: `--watch` and `--trace` (sim/Tracing.cpp).
 std::vector<std::unique_ptr<ExecutionObserver>> makeTracers(const DispatchFacts& facts, const DispatchRequest& request,
                                                             std::shared_ptr<void>& sharedState);
+// Records the last writer of every buffer element; takeWriters() hands the result over.
+std::vector<std::unique_ptr<ExecutionObserver>> makeWriterTrackers(const DispatchFacts& facts,
+                                                                   std::shared_ptr<void>& sharedState);
+std::map<unsigned, std::vector<ElementWriter>> takeWriters(const std::shared_ptr<void>& sharedState);
+
 // Writes the trace the tracers of one dispatch recorded (`sharedState` from makeTracers).
 void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& path);
 
@@ -97,6 +103,11 @@ void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& pat
 // workers' observers (checks that need cross-threadgroup state run with one worker).
 std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
                                                              std::shared_ptr<void>& sharedState);
+// Records the last writer of every buffer element; takeWriters() hands the result over.
+std::vector<std::unique_ptr<ExecutionObserver>> makeWriterTrackers(const DispatchFacts& facts,
+                                                                   std::shared_ptr<void>& sharedState);
+std::map<unsigned, std::vector<ElementWriter>> takeWriters(const std::shared_ptr<void>& sharedState);
+
 // Writes the trace the tracers of one dispatch recorded (`sharedState` from makeTracers).
 void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& path);
 

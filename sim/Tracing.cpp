@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -171,14 +172,56 @@ class TraceObserver : public ExecutionObserver {
   unsigned interval_ = 0;
 };
 
+// Who last wrote each element of each buffer (DispatchOptions::trackWriters).
+struct WriterState {
+  std::map<unsigned, std::vector<ElementWriter>> writers;  // by [[buffer(n)]]
+};
+
+class WriterTracker : public ExecutionObserver {
+ public:
+  WriterTracker(const DispatchFacts& facts, WriterState& state) : facts_(facts), state_(state) {
+    for (auto& r : facts.buffers) {
+      uint64_t element = r.argument->pointeeSize ? r.argument->pointeeSize : 1;
+      state_.writers[r.argument->binding].resize((r.end - r.base) / element);
+    }
+  }
+  void access(const ThreadIdentity& t, const MemoryAccess& a) override {
+    if (!isWrite(a.site->op) || a.target != MemoryAccess::Target::Buffer || !a.region || a.address < a.region->base)
+      return;
+    uint64_t element = a.region->argument->pointeeSize ? a.region->argument->pointeeSize : 1;
+    auto& writers = state_.writers[a.region->argument->binding];
+    for (uint64_t e = (a.address - a.region->base) / element;
+         e <= (a.address + a.size - 1 - a.region->base) / element && e < writers.size(); ++e)
+      writers[e] = {true, t.group, t.local()};
+  }
+
+ private:
+  const DispatchFacts& facts_;
+  WriterState& state_;
+};
+
 }  // namespace
+
+std::map<unsigned, std::vector<ElementWriter>> takeWriters(const std::shared_ptr<void>& writerState) {
+  if (!writerState) return {};
+  return std::move(static_cast<WriterState*>(writerState.get())->writers);
+}
+
+std::vector<std::unique_ptr<ExecutionObserver>> makeWriterTrackers(const DispatchFacts& facts,
+                                                                   std::shared_ptr<void>& sharedState) {
+  std::vector<std::unique_ptr<ExecutionObserver>> observers;
+  if (!facts.kernel->instrumented) return observers;
+  if (!sharedState) sharedState = std::make_shared<WriterState>();
+  observers.push_back(std::make_unique<WriterTracker>(facts, *static_cast<WriterState*>(sharedState.get())));
+  return observers;
+}
 
 std::vector<std::unique_ptr<ExecutionObserver>> makeTracers(const DispatchFacts& facts, const DispatchRequest& request,
                                                             std::shared_ptr<void>& sharedState) {
   std::vector<std::unique_ptr<ExecutionObserver>> observers;
-  if (!request.watch.empty() && facts.kernel->instrumented && facts.log)
-    observers.push_back(std::make_unique<WatchObserver>(facts, parseWatch(request.watch, facts)));
-  if (!request.traceFile.empty()) {
+  if (!request.options.watch.empty() && facts.kernel->instrumented && facts.log)
+    observers.push_back(std::make_unique<WatchObserver>(facts, parseWatch(request.options.watch, facts)));
+  if (!request.options.traceFile.empty()) {
     if (!sharedState) sharedState = std::make_shared<TraceState>();
     observers.push_back(std::make_unique<TraceObserver>(*static_cast<TraceState*>(sharedState.get())));
   }

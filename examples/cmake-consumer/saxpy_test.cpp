@@ -71,3 +71,28 @@ TEST(Saxpy, CompileErrorsAreValuesWithPositions) {
 }
 
 }  // namespace
+
+namespace {
+
+// The helpers' failure messages name the thread that wrote a wrong element: checked here on a
+// deliberately wrong expectation (the assertion result is inspected, not asserted).
+TEST(Saxpy, MismatchesNameTheThreadThatWroteThem) {
+  std::vector<float> x(64, 1.0f), y(64, 0.0f), expected(64, 2.0f);
+  expected[40] = 99.0f;
+  mslsim::HostArray xs = mslsim::HostArray::of(x), ys = mslsim::HostArray::of(y);
+  mslsim::HostArray a = mslsim::HostArray::scalar(2.0f), count = mslsim::HostArray::scalar(uint32_t(64));
+  mslsim::DispatchOptions options;
+  options.trackWriters = true;
+  mslsim::Report report = mslsim::Dispatch(library().kernel("saxpy"))
+                              .bind(0, xs).bind(1, ys).bind(2, a).bind(3, count)
+                              .run({64, 1, 1}, {32, 1, 1}, mslsim::DispatchMode::Threads, options);
+  EXPECT_KERNEL_CLEAN(report);
+  ::testing::AssertionResult r =
+      mslsim::testing::arrayMatches("ys", ys, expected, 0.0, false, &report.writers.at(1));
+  ASSERT_FALSE(r);
+  EXPECT_NE(std::string(r.message()).find("[40] got 2, expected 99 (error 97), written by thread (8,0,0) of threadgroup (1,0,0)"),
+            std::string::npos)
+      << r.message();
+}
+
+}  // namespace

@@ -5,6 +5,8 @@
 //   EXPECT_ARRAY_NEAR(y, expected, 1e-6);          // absolute tolerance
 //   EXPECT_ARRAY_ULP(y, expected, 2);               // within 2 units in the last place
 //   EXPECT_KERNEL_REPORTS(report, "data-race");
+//   EXPECT_OUTPUT_ULP(report, 1, y, expected, 0);   // mismatches name the thread that wrote them
+//                                                   // (run with DispatchOptions::trackWriters)
 #pragma once
 
 #include <gtest/gtest.h>
@@ -43,10 +45,16 @@ inline double ulpDistance(DType dtype, double a, double b) {
   return std::fabs(a - b) / std::ldexp(1.0, exponent - 1 - mantissa);
 }
 
-// Compares every element; on failure shows the first mismatches with both values and the count.
+inline std::string coordinates(Size3 s) {
+  return "(" + std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]) + ")";
+}
+
+// Compares every element; on failure shows the first mismatches with both values, the count, and
+// (given the writers of a Report made with DispatchOptions::trackWriters) the thread that wrote each.
 template <class T>
 ::testing::AssertionResult arrayMatches(const char* expression, const HostArray& actual,
-                                        const std::vector<T>& expected, double tolerance, bool ulps) {
+                                        const std::vector<T>& expected, double tolerance, bool ulps,
+                                        const std::vector<ElementWriter>* writers = nullptr) {
   if (actual.count() != expected.size())
     return ::testing::AssertionFailure() << expression << " has " << actual.count() << " elements, expected "
                                          << expected.size();
@@ -57,9 +65,15 @@ template <class T>
     double error = ulps ? ulpDistance(actual.dtype, got, want)
                         : ((std::isnan(got) && std::isnan(want)) ? 0 : std::fabs(got - want));
     if (!(error <= tolerance)) {
-      if (mismatches < 10)
-        diff << "  [" << i << "] got " << got << ", expected " << want << " (" << (ulps ? "ulp " : "error ") << error
-             << ")\n";
+      if (mismatches < 10) {
+        diff << "  [" << i << "] got " << got << ", expected " << want << " (" << (ulps ? "ulp " : "error ")
+             << error << ")";
+        if (writers && i < writers->size())
+          diff << ((*writers)[i].written ? ", written by thread " + coordinates((*writers)[i].thread) +
+                                               " of threadgroup " + coordinates((*writers)[i].threadgroup)
+                                         : std::string(", never written by the kernel"));
+        diff << "\n";
+      }
       ++mismatches;
     }
   }
@@ -80,3 +94,10 @@ template <class T>
   EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, tolerance, false))
 #define EXPECT_ARRAY_ULP(actual, expected, ulps) \
   EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, ulps, true))
+// The same for buffer `index` of a dispatch run with trackWriters: mismatches name their writer.
+#define EXPECT_OUTPUT_NEAR(report, index, actual, expected, tolerance)                          \
+  EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, tolerance, false,       \
+                                              (report).writers.count(index) ? &(report).writers.at(index) : nullptr))
+#define EXPECT_OUTPUT_ULP(report, index, actual, expected, ulps)                                \
+  EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, ulps, true,             \
+                                              (report).writers.count(index) ? &(report).writers.at(index) : nullptr))

@@ -12,6 +12,7 @@
 // MLX-style kernel bodies: <mslsim/mlx.h>. GoogleTest helpers: <mslsim/gtest.h>.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +82,8 @@ struct Report {
   double milliseconds = 0;
   std::string text;                 // one block per finding, as the CLI prints it
   std::string json;                 // the schema of `mslsim run --report-json`
+  // With DispatchOptions::trackWriters: who last wrote each element, by [[buffer(n)]].
+  std::map<unsigned, std::vector<ElementWriter>> writers;
   bool hasErrors() const;
   bool hasFinding(const std::string& kind) const;
 };

@@ -113,6 +113,16 @@ struct DispatchOptions {
   std::string traceFile;  // `--trace` output
   std::function<void(const std::string&)> log;
   unsigned maxErrors = 0;
+  // Record which thread last wrote each element of every buffer (checked builds; one worker), so
+  // a wrong output can be traced to the thread that produced it.
+  bool trackWriters = false;
+};
+
+// The thread that last wrote an element of a buffer (DispatchOptions::trackWriters).
+struct ElementWriter {
+  bool written = false;
+  Size3 threadgroup{0, 0, 0};
+  Size3 thread{0, 0, 0};  // thread_position_in_threadgroup
 };
 
 }  // namespace mslsim

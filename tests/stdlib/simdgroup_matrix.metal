@@ -1,9 +1,11 @@
 // simdgroup_matrix tests (driven by test_stdlib.py, which computes the expected values in numpy).
+// The driver compiles one kernel per run (-D ONLY -D K_<name>) to keep compile time down.
 #include <metal_stdlib>
 using namespace metal;
 
 // Lane layout: thread_elements() after a load, store after writing thread_elements(), the
 // diagonal constructor, make_filled_simdgroup_matrix, and MLX's reinterpret_cast pattern.
+#if !defined(ONLY) || defined(K_sg_layout)
 kernel void sg_layout(device const float* src [[buffer(0)]], device float* elems [[buffer(1)]],
                       device float* stored [[buffer(2)]], device float* diag [[buffer(3)]],
                       device half* filled [[buffer(4)]], device float* mlx [[buffer(5)]],
@@ -26,6 +28,7 @@ kernel void sg_layout(device const float* src [[buffer(0)]], device float* elems
   mlx[16 * 8 + 2 * lane] = back.x;
   mlx[16 * 8 + 2 * lane + 1] = back.y;
 }
+#endif
 
 // D = A*B + C (or A*B) with per-operand stride, origin and transpose from p[]:
 // p[4*i + 0..3] = elements_per_row, origin.x, origin.y, transpose for A, B, C, D (i = 0..3),
@@ -63,14 +66,28 @@ kernel void mma_kernel(device const TA* A [[buffer(0)]], device const TB* B [[bu
                        uint nsg [[simdgroups_per_threadgroup]], uint tg [[threadgroup_position_in_grid]]) {
   mma_body<TA, TB, TC, TD>(A, B, C, D, p, tg * nsg + sg);
 }
+#if !defined(ONLY) || defined(K_mma_f32)
 template [[host_name("mma_f32")]] kernel decltype(mma_kernel<float, float, float, float>) mma_kernel<float, float, float, float>;
+#endif
+#if !defined(ONLY) || defined(K_mma_f16)
 template [[host_name("mma_f16")]] kernel decltype(mma_kernel<half, half, half, half>) mma_kernel<half, half, half, half>;
+#endif
+#if !defined(ONLY) || defined(K_mma_bf16)
 template [[host_name("mma_bf16")]] kernel decltype(mma_kernel<bfloat, bfloat, bfloat, bfloat>) mma_kernel<bfloat, bfloat, bfloat, bfloat>;
+#endif
 // ggml's mixed precision: half (or half and float) inputs, float accumulator.
+#if !defined(ONLY) || defined(K_mma_f16_f32acc)
 template [[host_name("mma_f16_f32acc")]] kernel decltype(mma_kernel<half, half, float, float>) mma_kernel<half, half, float, float>;
+#endif
+#if !defined(ONLY) || defined(K_mma_f16_f32_mixed)
 template [[host_name("mma_f16_f32_mixed")]] kernel decltype(mma_kernel<half, float, float, float>) mma_kernel<half, float, float, float>;
+#endif
+#if !defined(ONLY) || defined(K_mma_f32acc_to_f16)
 template [[host_name("mma_f32acc_to_f16")]] kernel decltype(mma_kernel<half, half, float, half>) mma_kernel<half, half, float, half>;
+#endif
+#if !defined(ONLY) || defined(K_mma_bf16_f32acc)
 template [[host_name("mma_bf16_f32acc")]] kernel decltype(mma_kernel<bfloat, bfloat, float, float>) mma_kernel<bfloat, bfloat, float, float>;
+#endif
 
 template <class T>
 kernel void mulop_kernel(device const T* A [[buffer(0)]], device const T* B [[buffer(1)]],
@@ -79,11 +96,16 @@ kernel void mulop_kernel(device const T* A [[buffer(0)]], device const T* B [[bu
                          uint nsg [[simdgroups_per_threadgroup]], uint tg [[threadgroup_position_in_grid]]) {
   mul_op_body<T>(A, B, D, p, tg * nsg + sg);
 }
+#if !defined(ONLY) || defined(K_mulop_f32)
 template [[host_name("mulop_f32")]] kernel decltype(mulop_kernel<float>) mulop_kernel<float>;
+#endif
+#if !defined(ONLY) || defined(K_mulop_f16)
 template [[host_name("mulop_f16")]] kernel decltype(mulop_kernel<half>) mulop_kernel<half>;
+#endif
 
 // Through threadgroup memory (ggml's pattern): 2 SIMD-groups, each multiplies its 8x8 tile of
 // A (16x8) by B (8x8), accumulating onto a filled matrix, and stores to a threadgroup tile.
+#if !defined(ONLY) || defined(K_mma_threadgroup)
 kernel void mma_threadgroup(device const half* A [[buffer(0)]], device const half* B [[buffer(1)]],
                             device float* D [[buffer(2)]], uint tid [[thread_index_in_threadgroup]],
                             uint sg [[simdgroup_index_in_threadgroup]]) {
@@ -102,3 +124,4 @@ kernel void mma_threadgroup(device const half* A [[buffer(0)]], device const hal
   threadgroup_barrier(mem_flags::mem_threadgroup);
   for (uint i = tid; i < 16 * 8; i += 64) D[i] = td[i];
 }
+#endif
