@@ -110,7 +110,10 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   CompileResult compiled = compileMsl(path, source, options);
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
   auto sources = compiled.program.sources;
-  JitResult jit = jitCompile(std::move(compiled.program), checked);
+  CompiledObject object;
+  std::string error;
+  if (!compileToObject(std::move(compiled.program), checked, object, error)) throw Error(path + ": " + error);
+  JitResult jit = loadObject(object);
   if (!jit.ok) throw Error(path + ": " + jit.error);
   auto program = std::make_shared<Program>();
   program->path_ = path;

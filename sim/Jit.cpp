@@ -7,6 +7,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
@@ -79,21 +80,19 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm,
 
 }  // namespace
 
-JitResult jitCompile(CompiledProgram&& program, bool instrument) {
-  JitResult result;
+bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject& out, std::string& error) {
   initialiseLlvmOnce();
   llvm::Module& module = *program.module;
-
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) {
-    result.error = llvm::toString(jtmb.takeError());
-    return result;
+    error = llvm::toString(jtmb.takeError());
+    return false;
   }
   jtmb->setCodeGenOptLevel(llvm::CodeGenOpt::Default);
   auto tm = jtmb->createTargetMachine();
   if (!tm) {
-    result.error = llvm::toString(tm.takeError());
-    return result;
+    error = llvm::toString(tm.takeError());
+    return false;
   }
   module.setDataLayout((*tm)->createDataLayout());
 
@@ -122,19 +121,52 @@ JitResult jitCompile(CompiledProgram&& program, bool instrument) {
   // For developers of mslsim: the final IR, as the JIT gets it.
   if (const char* dump = std::getenv("MSLSIM_DUMP_IR")) {
     std::error_code ec;
-    llvm::raw_fd_ostream out(dump, ec);
-    if (!ec) module.print(out, nullptr);
+    llvm::raw_fd_ostream dumpStream(dump, ec);
+    if (!ec) module.print(dumpStream, nullptr);
   }
   std::string verifyErrors;
   llvm::raw_string_ostream verifyStream(verifyErrors);
   if (llvm::verifyModule(module, &verifyStream)) {
-    result.error = "internal error: invalid IR after lowering: " + verifyStream.str();
-    return result;
+    error = "internal error: invalid IR after lowering: " + verifyStream.str();
+    return false;
   }
   std::map<std::string, bool> synchronises;
   for (auto& f : module)
     if (f.getName().startswith(kEntryPrefix)) synchronises[f.getName().str()] = reachesSynchronisation(f);
 
+  // Native code for this machine.
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager codegen;
+  if ((*tm)->addPassesToEmitFile(codegen, stream, nullptr, llvm::CGFT_ObjectFile)) {
+    error = "internal error: the target cannot emit object files";
+    return false;
+  }
+  codegen.run(module);
+  out.object.assign(buffer.begin(), buffer.end());
+  out.sources = program.sources;
+  for (auto& info : program.kernels) {
+    ExecutableKernel k;
+    k.staticThreadgroupBytes = threadgroupLayouts[info.entrySymbol].bytes;
+    k.threadgroupVariables = threadgroupLayouts[info.entrySymbol].variables;
+    k.instrumented = instrument;
+    k.sites = sites ? sites : std::make_shared<const std::vector<AccessSite>>();
+    k.sources = program.sources;
+    k.synchronises = synchronises.count(info.entrySymbol) ? synchronises[info.entrySymbol] : true;
+    k.info = info;
+    out.kernels.push_back(std::move(k));
+  }
+  return true;
+}
+
+JitResult loadObject(const CompiledObject& object) {
+  JitResult result;
+  initialiseLlvmOnce();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    result.error = llvm::toString(jtmb.takeError());
+    return result;
+  }
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
   if (!jit) {
     result.error = llvm::toString(jit.takeError());
@@ -157,28 +189,21 @@ JitResult jitCompile(CompiledProgram&& program, bool instrument) {
     return result;
   }
   dylib.addGenerator(std::move(*generator));
-  if (auto err = (*jit)->addIRModule(
-          llvm::orc::ThreadSafeModule(std::move(program.module), std::move(program.context)))) {
+  if (auto err = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+          llvm::StringRef(object.object.data(), object.object.size()), "mslsim-kernels.o"))) {
     result.error = llvm::toString(std::move(err));
     return result;
   }
   std::shared_ptr<llvm::orc::LLJIT> owner(std::move(*jit));
-  for (auto& info : program.kernels) {
-    auto address = owner->lookup(info.entrySymbol);
+  for (const ExecutableKernel& compiled : object.kernels) {
+    auto address = owner->lookup(compiled.info.entrySymbol);
     if (!address) {
-      result.error = "kernel '" + info.name + "': " + llvm::toString(address.takeError());
+      result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(address.takeError());
       return result;
     }
-    ExecutableKernel k;
+    ExecutableKernel k = compiled;
     k.entry = address->toPtr<EntryFunction>();
-    k.staticThreadgroupBytes = threadgroupLayouts[info.entrySymbol].bytes;
-    k.threadgroupVariables = threadgroupLayouts[info.entrySymbol].variables;
-    k.instrumented = instrument;
-    k.sites = sites;
-    k.sources = program.sources;
-    k.synchronises = synchronises.count(info.entrySymbol) ? synchronises[info.entrySymbol] : true;
     k.owner = owner;
-    k.info = info;
     result.kernels.push_back(std::move(k));
   }
   result.ok = true;

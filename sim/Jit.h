@@ -10,14 +10,27 @@
 
 namespace mslsim {
 
+// A compiled program before it is loaded: native object code plus everything needed to run its
+// kernels. Plain data, so it can be stored on disk and loaded in a later process without Clang
+// or code generation.
+struct CompiledObject {
+  std::vector<char> object;  // ELF relocatable object for this machine
+  std::vector<ExecutableKernel> kernels;  // entry == nullptr until loaded
+  std::shared_ptr<const SourceIndex> sources;
+};
+
 struct JitResult {
   bool ok = false;
   std::string error;
   std::vector<ExecutableKernel> kernels;
 };
 
-// `instrument`: add memory-access hooks for the checkers (the program should have been compiled
-// with line tables so reports name source lines).
-JitResult jitCompile(CompiledProgram&& program, bool instrument = false);
+// Lowers, optimises and generates code. `instrument`: add memory-access hooks for the checkers
+// (the program should have been compiled with line tables so reports name source lines).
+// Returns false with `error` set on an internal error.
+bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject& out, std::string& error);
+
+// Links an object into a fresh JIT and resolves its kernels' entry points.
+JitResult loadObject(const CompiledObject& object);
 
 }  // namespace mslsim

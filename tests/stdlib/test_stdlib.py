@@ -393,6 +393,7 @@ def test_pack():
             w[:, 14 + i] = snorm(s16[i], 16)
             w[:, 31 + i] = snorm(s16[i], 16).astype(np.float16)
         w[:, 24], w[:, 25], w[:, 26] = unorm(lo & 31, 5), unorm((lo >> 5) & 63, 6), unorm(lo >> 11, 5)
+        w[:, 11] = unorm(b[3], 8)
         srgb_cols = [8, 9, 10]
         exact_cols = [c for c in range(34) if c not in srgb_cols]
         check_equal("unpack unorm/snorm 4x8, 2x16, 10a2, 565 and half variants", got[:, exact_cols], w[:, exact_cols])

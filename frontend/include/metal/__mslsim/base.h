@@ -147,8 +147,16 @@ template <class T, class... A> struct is_constructible : bool_constant<__is_cons
 template <class T> struct is_default_constructible : bool_constant<__is_constructible(T)> {};
 template <class T, class U> struct is_assignable : bool_constant<__is_assignable(T, U)> {};
 template <class T> struct alignment_of : integral_constant<size_t, alignof(T)> {};
-template <class T> struct rank : integral_constant<size_t, __array_rank(T)> {};
-template <class T, unsigned I = 0> struct extent : integral_constant<size_t, __array_extent(T, I)> {};
+// rank/extent by specialization: Clang 16's __array_rank/__array_extent crash its code generator
+// when used in a variable template's initializer.
+template <class T> struct rank : integral_constant<size_t, 0> {};
+template <class T> struct rank<T[]> : integral_constant<size_t, rank<T>::value + 1> {};
+template <class T, size_t N> struct rank<T[N]> : integral_constant<size_t, rank<T>::value + 1> {};
+template <class T, unsigned I = 0> struct extent : integral_constant<size_t, 0> {};
+template <class T> struct extent<T[], 0> : integral_constant<size_t, 0> {};
+template <class T, unsigned I> struct extent<T[], I> : extent<T, I - 1> {};
+template <class T, size_t N> struct extent<T[N], 0> : integral_constant<size_t, N> {};
+template <class T, size_t N, unsigned I> struct extent<T[N], I> : extent<T, I - 1> {};
 template <class T> struct underlying_type { typedef __underlying_type(T) type; };
 template <class...> struct conjunction : true_type {};
 template <class B> struct conjunction<B> : B {};
@@ -205,8 +213,8 @@ template <class T, class... A> constexpr bool is_constructible_v = __is_construc
 template <class T> constexpr bool is_default_constructible_v = __is_constructible(T);
 template <class T, class U> constexpr bool is_assignable_v = __is_assignable(T, U);
 template <class T> constexpr size_t alignment_of_v = alignof(T);
-template <class T> constexpr size_t rank_v = __array_rank(T);
-template <class T, unsigned I = 0> constexpr size_t extent_v = __array_extent(T, I);
+template <class T> constexpr size_t rank_v = rank<T>::value;
+template <class T, unsigned I = 0> constexpr size_t extent_v = extent<T, I>::value;
 template <class... B> constexpr bool conjunction_v = conjunction<B...>::value;
 template <class... B> constexpr bool disjunction_v = disjunction<B...>::value;
 template <class B> constexpr bool negation_v = !bool(B::value);
