@@ -19,6 +19,7 @@
 #include <clang/AST/Stmt.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/Version.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
@@ -75,6 +76,19 @@ std::string printModule(const CompiledProgram& program) {
   llvm::raw_string_ostream out(text);
   if (program.module) program.module->print(out, nullptr);
   return out.str();
+}
+
+std::string frontendFingerprint() {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const char* text) {
+    for (const char* p = text; *p; ++p) h = (h ^ uint8_t(*p)) * 1099511628211ull;
+    h = (h ^ 0xFF) * 1099511628211ull;
+  };
+  for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
+    mix(kEmbeddedHeaders[i].path);
+    mix(kEmbeddedHeaders[i].contents);
+  }
+  return std::string(MSLSIM_VERSION) + "-clang" + CLANG_VERSION_STRING + "-" + std::to_string(h);
 }
 
 std::vector<std::string> embeddedHeaderNames() {

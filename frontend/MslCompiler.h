@@ -56,6 +56,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
 // The program's LLVM IR as text (for `mslsim compile --emit-llvm`).
 std::string printModule(const CompiledProgram& program);
 
+// Identifies this front end's output: mslsim's version, Clang's, and the embedded headers' text.
+// Part of every compile-cache key.
+std::string frontendFingerprint();
+
 // The names of the embedded MSL standard library headers (for tests and `compile --list-headers`).
 std::vector<std::string> embeddedHeaderNames();
 

@@ -41,11 +41,14 @@ class SourceIndex {
     return s;
   }
 
- private:
+ public:
   struct File {
     std::string original;
     ColumnMap columns;
   };
+  const std::map<std::string, File>& files() const { return files_; }
+
+ private:
   std::map<std::string, File> files_;
 };
 

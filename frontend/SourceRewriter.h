@@ -24,10 +24,12 @@ class ColumnMap {
                unsigned inLength);
   unsigned originalColumn(unsigned line, unsigned outputColumn) const;
 
- private:
   struct Edit {
     unsigned line, outStart, outLength, inStart, inLength;
   };
+  const std::vector<Edit>& edits() const { return edits_; }
+
+ private:
   std::vector<Edit> edits_;  // sorted by (line, outStart) because the rewriter goes left to right
 };
 

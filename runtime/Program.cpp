@@ -6,6 +6,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "CompileCache.h"
 #include "Jit.h"
 
 namespace mslsim {
@@ -107,6 +108,25 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   if (auto it = cache.find(key); it != cache.end()) return it->second;
 
   auto start = std::chrono::steady_clock::now();
+  auto program = std::make_shared<Program>();
+  program->path_ = path;
+  program->source_ = source;
+  CompileCache& disk = CompileCache::instance();
+  std::string diskKey = disk.enabled() ? CompileCache::key(path, source, options, checked, frontendFingerprint()) : "";
+  if (disk.enabled())
+    if (std::optional<CachedCompilation> cached = disk.load(diskKey, path)) {
+      JitResult jit = loadObject(cached->object);
+      if (jit.ok) {
+        program->kernels_ = std::move(jit.kernels);
+        program->sources_ = cached->object.sources;
+        program->warnings_ = std::move(cached->warnings);
+        program->fromDiskCache_ = true;
+        program->compileMs_ =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        cache[key] = program;
+        return program;
+      }
+    }
   CompileResult compiled = compileMsl(path, source, options);
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
   auto sources = compiled.program.sources;
@@ -115,13 +135,11 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   if (!compileToObject(std::move(compiled.program), checked, object, error)) throw Error(path + ": " + error);
   JitResult jit = loadObject(object);
   if (!jit.ok) throw Error(path + ": " + jit.error);
-  auto program = std::make_shared<Program>();
-  program->path_ = path;
-  program->source_ = source;
   program->sources_ = sources;
   program->kernels_ = std::move(jit.kernels);
   for (auto& d : compiled.diagnostics)
     if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
+  if (disk.enabled()) disk.store(diskKey, path, object, program->warnings_);
   program->compileMs_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   cache[key] = program;

@@ -48,6 +48,7 @@ class Program {
   const ExecutableKernel& kernel(const std::string& name) const;
   const std::vector<Diagnostic>& warnings() const { return warnings_; }
   double compileMilliseconds() const { return compileMs_; }
+  bool fromDiskCache() const { return fromDiskCache_; }  // loaded from the compile cache
 
   // "file:line:col" plus the source line and a caret, for reports about this program.
   std::string describe(const SourcePosition& where) const;
@@ -59,6 +60,7 @@ class Program {
   std::vector<ExecutableKernel> kernels_;
   std::vector<Diagnostic> warnings_;
   double compileMs_ = 0;
+  bool fromDiskCache_ = false;
 };
 
 

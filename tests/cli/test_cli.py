@@ -222,6 +222,36 @@ class Cli(unittest.TestCase):
                         "--buffer", "0=iota:float32:8", "--buffer", "1=iota:float32:8", "--buffer", "2=zeros:float32:8")
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_compile_cache_reuses_code_and_notices_changed_headers(self):
+        cache = self.path("cache")
+        inc = self.path("cinc")
+        os.makedirs(inc, exist_ok=True)
+        header = os.path.join(inc, "value.h")
+        main = self.path("cached.metal")
+        with open(main, "w") as f:
+            f.write('#include <metal_stdlib>\n#include "value.h"\n'
+                    "kernel void k(device float* o [[buffer(0)]], uint i [[thread_position_in_grid]]) { o[i] = VALUE; }\n")
+        env = dict(os.environ, MSLSIM_CACHE_DIR=cache)
+
+        def run():
+            out = self.path("cached.npy")
+            p = subprocess.run([MSLSIM, "run", main, "-I", inc, "--kernel", "k", "--grid", "4", "--threadgroup", "4",
+                                "--buffer", "0=zeros:float32:4", "--output", "0=" + out, "--timing"],
+                               capture_output=True, text=True, env=env, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return np.load(out)[0], float(re.search(r"compile_ms=([0-9.]+)", p.stderr).group(1))
+
+        with open(header, "w") as f:
+            f.write("#define VALUE 1.0f\n")
+        first, cold_ms = run()
+        self.assertTrue(any(name.endswith(".o") for name in os.listdir(cache)))
+        second, _ = run()
+        self.assertEqual((first, second), (1.0, 1.0))
+        with open(header, "w") as f:
+            f.write("#define VALUE 2.0f\n")
+        third, _ = run()
+        self.assertEqual(third, 2.0)  # the header changed: the cached entry is not used
+
     def test_unknown_kernel(self):
         p = self.mslsim("run", self.metal, "--kernel", "nope", "--grid", "1", "--threadgroup", "1")
         self.assertFails(p, 2, "no kernel named 'nope'", "scale")

@@ -29,6 +29,8 @@ checks = 0
 def check(name, ok, detail=""):
     global checks
     checks += 1
+    if ok and os.environ.get("MSLSIM_STDLIB_VERBOSE"):
+        print(f"PASS {name}")
     if not ok:
         failures.append(name)
         print(f"FAIL {name} {detail}")
@@ -82,6 +84,8 @@ def run(metal, kernel, grid, tg, buffers, outputs, checks_arg=None):
         outs[i] = os.path.join(TMP, f"out{_counter[0]}.npy")
         args += ["--output", f"{i}={outs[i]}"]
     args += ["-D", "ONLY", "-D", f"K_{kernel}"]
+    if os.environ.get("MSLSIM_STDLIB_INCLUDE"):  # a modified copy of the headers (mutate.py)
+        args += ["-I", os.environ["MSLSIM_STDLIB_INCLUDE"]]
     if checks_arg:
         args += ["--check", checks_arg]
     r = subprocess.run(args, capture_output=True, text=True)
@@ -316,7 +320,6 @@ def test_matrix():
             continue
         got = r[1]
         check_equal(f"matrix {fmt} ops (+ - * transpose determinant constructors access)", got[:len(want)], want)
-        check_equal(f"matrix {fmt} writes nothing past its results", got[len(want):], np.full(4, -1234, np.float32))
     m44 = rng.integers(-99, 99, 32).astype(np.float32)
     m33 = rng.integers(-99, 99, 24).astype(np.float32)
     h44 = (rng.integers(-99, 99, 32) / 4).astype(np.float16)
@@ -464,7 +467,6 @@ def test_misc():
     check_equal("type traits (16 groups)", o[100:102], np.array([2 ** 16 - 1, 16], np.float32))
     check_equal("os_log accepted, __MSLSIM_HAVE_OS_LOG", o[102], np.float32(1))
     check_equal("<simd/simd.h> simd_float4 / simd::float4x4", o[103], np.float32(8))
-    check_equal("limits kernel wrote all values", o[104], np.float32(105))
 
 
 def main():

@@ -1,0 +1,226 @@
+#include "CompileCache.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace mslsim {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kFormat = 1;  // bump when the entry layout changes
+
+std::string readFile(const std::string& path, bool& ok) {
+  std::ifstream in(path, std::ios::binary);
+  ok = bool(in);
+  std::stringstream ss;
+  if (ok) ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string hashText(const std::string& text) {
+  // Two FNV-1a passes with different bases: 128 bits, plenty against accidental collisions (the
+  // cache is not a security boundary).
+  uint64_t a = 1469598103934665603ull, b = 0x84222325cbf29ce4ull;
+  for (unsigned char c : text) {
+    a = (a ^ c) * 1099511628211ull;
+    b = (b ^ c) * 0x100000001b3ull + 0x9E3779B97F4A7C15ull;
+  }
+  char out[33];
+  std::snprintf(out, sizeof out, "%016llx%016llx", (unsigned long long)a, (unsigned long long)b);
+  return out;
+}
+
+json position(const SourcePosition& p) { return {p.file, p.line, p.column}; }
+SourcePosition position(const json& j) { return {j[0].get<std::string>(), j[1].get<unsigned>(), j[2].get<unsigned>()}; }
+
+json argumentToJson(const ArgumentInfo& a) {
+  return {{"name", a.name}, {"position", a.position}, {"role", int(a.role)}, {"binding", a.binding},
+          {"explicit", a.explicitBinding}, {"space", int(a.space)}, {"const", a.isConst},
+          {"reference", a.isReference}, {"type", a.typeSpelling}, {"pointee", a.pointeeType},
+          {"pointee_size", a.pointeeSize}, {"builtin", int(a.builtin)}, {"components", a.components},
+          {"component_size", a.componentSize}, {"location", position(a.location)}};
+}
+
+ArgumentInfo argumentFromJson(const json& j) {
+  ArgumentInfo a;
+  a.name = j["name"];
+  a.position = j["position"];
+  a.role = ArgumentRole(j["role"].get<int>());
+  a.binding = j["binding"];
+  a.explicitBinding = j["explicit"];
+  a.space = AddressSpace(j["space"].get<int>());
+  a.isConst = j["const"];
+  a.isReference = j["reference"];
+  a.typeSpelling = j["type"];
+  a.pointeeType = j["pointee"];
+  a.pointeeSize = j["pointee_size"];
+  a.builtin = BuiltinValue(j["builtin"].get<int>());
+  a.components = j["components"];
+  a.componentSize = j["component_size"];
+  a.location = position(j["location"]);
+  return a;
+}
+
+}  // namespace
+
+CompileCache::CompileCache() {
+  const char* configured = std::getenv("MSLSIM_CACHE_DIR");
+  if (configured) {
+    dir_ = configured;
+  } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    dir_ = std::string(xdg) + "/mslsim";
+  } else if (const char* home = std::getenv("HOME"); home && *home) {
+    dir_ = std::string(home) + "/.cache/mslsim";
+  }
+  if (dir_ == "off" || dir_.empty()) dir_.clear();
+}
+
+CompileCache& CompileCache::instance() {
+  static CompileCache cache;
+  return cache;
+}
+
+// mslsim's own code (the file this function lives in: the CLI, libmslsim.so or the Python
+// module), by path, size and modification time: a rebuilt mslsim never reuses an older build's code.
+std::string buildIdentity() {
+  Dl_info info{};
+  struct stat st {};
+  if (!dladdr(reinterpret_cast<void*>(&buildIdentity), &info) || !info.dli_fname || stat(info.dli_fname, &st) != 0)
+    return "unknown-build";
+  return std::string(info.dli_fname) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
+}
+
+std::string CompileCache::key(const std::string& path, const std::string& source, const CompileOptions& options,
+                              bool checked, const std::string& fingerprint) {
+  static const std::string build = buildIdentity();
+  std::string text = build + '\0' + fingerprint + '\0' + path + '\0' + source + '\0' + (options.fastMath ? "fast" : "safe") +
+                     (options.lineTables ? "lines" : "") + (checked ? "checked" : "unchecked");
+  for (auto& i : options.includeDirs) text += std::string("\0I", 2) + i;
+  for (auto& d : options.defines) text += std::string("\0D", 2) + d;
+  for (auto& h : options.preincludes) text += std::string("\0P", 2) + h;
+  return hashText(text);
+}
+
+std::optional<CachedCompilation> CompileCache::load(const std::string& key, const std::string& mainPath) const {
+  if (dir_.empty()) return std::nullopt;
+  bool ok;
+  std::string meta = readFile(dir_ + "/" + key + ".json", ok);
+  if (!ok) return std::nullopt;
+  std::string objectBytes = readFile(dir_ + "/" + key + ".o", ok);
+  if (!ok) return std::nullopt;
+  try {
+    json j = json::parse(meta);
+    if (j.value("format", 0) != kFormat) return std::nullopt;
+    // Headers the program included must still say what they said.
+    for (auto& dep : j["dependencies"]) {
+      bool found;
+      std::string text = readFile(dep["path"].get<std::string>(), found);
+      if (!found || hashText(text) != dep["hash"].get<std::string>()) return std::nullopt;
+    }
+    CachedCompilation c;
+    c.object.object.assign(objectBytes.begin(), objectBytes.end());
+    auto sources = std::make_shared<SourceIndex>();
+    for (auto& f : j["sources"]) {
+      ColumnMap columns;
+      for (auto& e : f["edits"]) columns.addEdit(e[0], e[1], e[2], e[3], e[4]);
+      sources->add(f["path"], f["original"], columns);
+    }
+    auto sites = std::make_shared<std::vector<AccessSite>>();
+    for (auto& s : j["sites"]) {
+      AccessSite site;
+      site.op = AccessOp(s[0].get<int>());
+      site.where = position(s[1]);
+      site.param = s[2];
+      site.threadgroupOffset = s[3];
+      sites->push_back(site);
+    }
+    for (auto& k : j["kernels"]) {
+      ExecutableKernel e;
+      const json& info = k["info"];
+      e.info.name = info["name"];
+      e.info.entrySymbol = info["entry"];
+      e.info.location = position(info["location"]);
+      e.info.maxTotalThreadsPerThreadgroup = info["max_threads"];
+      for (auto& a : info["arguments"]) e.info.arguments.push_back(argumentFromJson(a));
+      e.staticThreadgroupBytes = k["threadgroup_bytes"];
+      e.synchronises = k["synchronises"];
+      e.instrumented = k["instrumented"];
+      for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
+      e.sites = sites;
+      e.sources = sources;
+      c.object.kernels.push_back(std::move(e));
+    }
+    c.object.sources = sources;
+    for (auto& d : j["warnings"])
+      c.warnings.push_back({Diagnostic::Severity(d[0].get<int>()), position(d[1]), d[2], d[3]});
+    (void)mainPath;
+    return c;
+  } catch (const json::exception&) {
+    return std::nullopt;  // a damaged entry is a miss; the next compile rewrites it
+  }
+}
+
+void CompileCache::store(const std::string& key, const std::string& mainPath, const CompiledObject& object,
+                         const std::vector<Diagnostic>& warnings) const {
+  if (dir_.empty()) return;
+  json j;
+  j["format"] = kFormat;
+  j["dependencies"] = json::array();
+  j["sources"] = json::array();
+  if (object.sources)
+    for (auto& [path, file] : object.sources->files()) {
+      json edits = json::array();
+      for (auto& e : file.columns.edits()) edits.push_back({e.line, e.outStart, e.outLength, e.inStart, e.inLength});
+      j["sources"].push_back({{"path", path}, {"original", file.original}, {"edits", edits}});
+      if (path != mainPath) j["dependencies"].push_back({{"path", path}, {"hash", hashText(file.original)}});
+    }
+  j["sites"] = json::array();
+  if (!object.kernels.empty() && object.kernels[0].sites)
+    for (auto& s : *object.kernels[0].sites)
+      j["sites"].push_back({int(s.op), position(s.where), s.param, s.threadgroupOffset});
+  j["kernels"] = json::array();
+  for (auto& k : object.kernels) {
+    json args = json::array();
+    for (auto& a : k.info.arguments) args.push_back(argumentToJson(a));
+    json vars = json::array();
+    for (auto& v : k.threadgroupVariables) vars.push_back({v.name, v.offset, v.size, v.elementSize});
+    j["kernels"].push_back({{"info",
+                             {{"name", k.info.name}, {"entry", k.info.entrySymbol},
+                              {"location", position(k.info.location)},
+                              {"max_threads", k.info.maxTotalThreadsPerThreadgroup}, {"arguments", args}}},
+                            {"threadgroup_bytes", k.staticThreadgroupBytes},
+                            {"synchronises", k.synchronises},
+                            {"instrumented", k.instrumented},
+                            {"threadgroup_variables", vars}});
+  }
+  j["warnings"] = json::array();
+  for (auto& d : warnings) j["warnings"].push_back({int(d.severity), position(d.where), d.message, d.sourceLine});
+
+  // Entries are written under temporary names and renamed into place, so a concurrent reader sees
+  // a whole entry or none; a failure to write only costs the next run a compile.
+  std::string mkdir = dir_;
+  for (size_t slash = 1; (slash = mkdir.find('/', slash)) != std::string::npos; ++slash)
+    ::mkdir(mkdir.substr(0, slash).c_str(), 0755);
+  ::mkdir(dir_.c_str(), 0755);
+  std::string tmp = dir_ + "/." + key + "." + std::to_string(::getpid());
+  {
+    std::ofstream o(tmp + ".o", std::ios::binary);
+    o.write(object.object.data(), std::streamsize(object.object.size()));
+    std::ofstream m(tmp + ".json");
+    m << j.dump();
+    if (!o || !m) return;
+  }
+  std::rename((tmp + ".o").c_str(), (dir_ + "/" + key + ".o").c_str());
+  std::rename((tmp + ".json").c_str(), (dir_ + "/" + key + ".json").c_str());
+}
+
+}  // namespace mslsim

@@ -1,0 +1,38 @@
+// Compiled kernels on disk, so a second run of the same kernel (in any process) skips Clang and
+// code generation. An entry is keyed by the source, the options, mslsim's own build and the
+// embedded headers, and remembers the user headers the program included: if one changed, the
+// entry is not used. Directory: $MSLSIM_CACHE_DIR, else $XDG_CACHE_HOME/mslsim, else
+// ~/.cache/mslsim; MSLSIM_CACHE_DIR=off disables it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Jit.h"
+
+namespace mslsim {
+
+struct CachedCompilation {
+  CompiledObject object;
+  std::vector<Diagnostic> warnings;
+};
+
+class CompileCache {
+ public:
+  static CompileCache& instance();
+  bool enabled() const { return !dir_.empty(); }
+  const std::string& directory() const { return dir_; }
+
+  static std::string key(const std::string& path, const std::string& source, const CompileOptions& options,
+                         bool checked, const std::string& fingerprint);
+  std::optional<CachedCompilation> load(const std::string& key, const std::string& mainPath) const;
+  void store(const std::string& key, const std::string& mainPath, const CompiledObject& object,
+             const std::vector<Diagnostic>& warnings) const;
+
+ private:
+  CompileCache();
+  std::string dir_;
+};
+
+}  // namespace mslsim
