@@ -254,6 +254,8 @@ int suiteCommand(const std::vector<std::string>& cases, const std::string& dataD
                  const std::string& schedule) {
   unsigned passed = 0;
   auto start = std::chrono::steady_clock::now();
+  fmt::print("{:<4} {:<28} {:<26} {:<40} {:>12}  {}\n", "", "case", "kernel", "dispatch", "run time",
+             "result check");
   for (auto& c : cases) {
     CaseOutcome o = runCase(c, dataDir, checks, schedule);
     fmt::print("{} {:<28} {:<26} {:<40} {:>9.1f} ms  {}\n", o.passed ? "PASS" : "FAIL", o.name,
