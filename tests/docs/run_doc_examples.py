@@ -16,8 +16,8 @@ Every Markdown file of DOCS_DIR is scanned for fenced code blocks whose info str
 
 Blocks run in document order, each document in a fresh scratch directory, with PATH starting
 with BUILD_DIR/bin (and a `python3` that is /usr/bin/python3), PYTHONPATH=BUILD_DIR/python,
-MSLSIM_PREFIX=an installed tree (`cmake --install BUILD_DIR`, done once), MSLSIM_SOURCE=SOURCE_DIR
-and MSLSIM_CHECK unset.
+MSLSIM_PREFIX=an installed tree (`cmake --install BUILD_DIR`, done once), MSLSIM_SOURCE=SOURCE_DIR,
+MSLSIM_CACHE_DIR in the scratch directory and MSLSIM_CHECK unset.
 
 docs/reference.md also holds the list of the MSL standard library's public names between
 `<!-- stdlib-names:begin -->` and `<!-- stdlib-names:end -->`: it is regenerated from the headers
@@ -37,6 +37,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
 import stdlib_names  # noqa: E402
 
@@ -235,6 +236,7 @@ def main(argv):
             "PYTHONPATH": os.path.join(build_dir, "python"),
             "MSLSIM_PREFIX": prefix,
             "MSLSIM_SOURCE": source_dir,
+            "MSLSIM_CACHE_DIR": os.path.join(scratch_root, "cache"),  # hermetic compile cache
             "PYTHONDONTWRITEBYTECODE": "1",
         })
         for name in sorted(os.listdir(docs_dir)):
