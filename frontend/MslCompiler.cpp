@@ -439,9 +439,30 @@ class KernelCollector : public clang::ASTConsumer,
     unsigned endOffset = sm.getDecomposedLoc(end).second;
     llvm::StringRef buffer = sm.getBufferData(file);
     if (endOffset < beginOffset || endOffset > buffer.size()) return "";
+    // Back to the '(' or ',' before the parameter, skipping comments (a "// {M, N, K}" on the
+    // previous line has commas too): the text from the start of the line before is scanned
+    // forward once to mark what is comment.
+    size_t scanFrom = beginOffset;
+    for (int lines = 0; scanFrom > 0 && lines < 64; --scanFrom)
+      if (buffer[scanFrom - 1] == '\n') ++lines;
+    std::vector<bool> comment(beginOffset - scanFrom, false);
+    for (size_t i = scanFrom; i < beginOffset; ++i) {
+      if (buffer.substr(i).startswith("//")) {
+        while (i < beginOffset && buffer[i] != '\n') comment[i++ - scanFrom] = true;
+      } else if (buffer.substr(i).startswith("/*")) {
+        size_t close = buffer.find("*/", i + 2);
+        size_t stop = std::min<size_t>(close == llvm::StringRef::npos ? beginOffset : close + 2, beginOffset);
+        for (; i < stop; ++i) comment[i - scanFrom] = true;
+        --i;
+      }
+    }
     size_t start = beginOffset;
-    while (start > 0 && buffer[start - 1] != '(' && buffer[start - 1] != ',') --start;
-    llvm::StringRef text = buffer.substr(start, endOffset - start);
+    while (start > scanFrom && (comment[start - 1 - scanFrom] || (buffer[start - 1] != '(' && buffer[start - 1] != ',')))
+      --start;
+    std::string uncommented;
+    for (size_t i = start; i < endOffset; ++i)
+      if (i >= beginOffset || !comment[i - scanFrom]) uncommented += buffer[i];
+    llvm::StringRef text = uncommented;
     // Collapse whitespace and drop attributes the rewriter produced.
     std::string out;
     bool space = false;

@@ -412,21 +412,16 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
     throw RuntimeError(e.what());
   }
   // Findings name lines of the user's source or header, not of the generated text.
-  auto format = [&](Finding f) {
-    std::string text = std::string(f.severity == Finding::Severity::Error ? "error" : "warning") +
-                       " [" + f.kind + "]: " + f.message;
-    for (auto& where : f.locations) {
-      SourcePosition p = map.map(where, path);
-      text += "\n  at " + p.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
-      const std::string* origin = p.file == "source" ? &spec_.source : p.file == "header" ? &spec_.header
-                                                                                        : &g.source;
-      std::istringstream lines(*origin);
-      std::string line;
-      for (unsigned n = 0; n < p.line && std::getline(lines, line); ++n) {}
-      if (!line.empty()) text += "\n    " + line;
-    }
-    return text;
+  // Findings name lines of the user's source or header, not of the generated text.
+  auto describe = [&](const SourcePosition& where) {
+    SourcePosition p = map.map(where, path);
+    const std::string* origin = p.file == "source" ? &spec_.source : p.file == "header" ? &spec_.header : &g.source;
+    std::istringstream lines(*origin);
+    std::string line;
+    for (unsigned n = 0; n < p.line && std::getline(lines, line); ++n) {}
+    return describePosition(p, p.line ? line : "");
   };
+  auto format = [&](const Finding& f) { return formatFinding(f, describe); };
   std::string report;
   for (auto& f : result.findings) {
     if (f.severity == Finding::Severity::Error)

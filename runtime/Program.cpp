@@ -8,6 +8,7 @@
 
 #include "CompileCache.h"
 #include "Jit.h"
+#include "Report.h"
 
 namespace mslsim {
 
@@ -156,34 +157,13 @@ const ExecutableKernel& Program::kernel(const std::string& name) const {
 }
 
 std::string Program::describe(const SourcePosition& where) const {
-  if (where.file.empty()) return "(unknown location)";
   std::string line = sources_ ? sources_->line(where.file, where.line) : "";
   if (line.empty() && where.file == path_) line = lineOf(source_, where.line);
-  std::string text = where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
-  if (!line.empty()) {
-    text += "\n      " + line + "\n      ";
-    for (unsigned i = 1; i < where.column && i <= line.size(); ++i) text += line[i - 1] == '\t' ? '\t' : ' ';
-    text += "^";
-  }
-  return text;
+  return describePosition(where, line);
 }
 
 std::string Program::formatFinding(const Finding& f) const {
-  std::string text = std::string(f.severity == Finding::Severity::Error ? "error" : "warning") + " [" +
-                     f.kind + "]: " + f.message;
-  if (f.count > 1) text += " (" + std::to_string(f.count) + " times)";
-  auto coords = [](Size3 s) {
-    return "(" + std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]) + ")";
-  };
-  if (!f.accesses.empty()) {
-    for (auto& a : f.accesses)
-      text += "\n  " + a.op + " by thread " + coords(a.thread) + " (lane " + std::to_string(a.lane) +
-              ") of threadgroup " + coords(a.threadgroup) + " at " + describe(a.where);
-  } else {
-    for (auto& where : f.locations) text += "\n  at " + describe(where);
-  }
-  if (!f.hint.empty()) text += "\n  hint: " + f.hint;
-  return text;
+  return mslsim::formatFinding(f, [this](const SourcePosition& where) { return describe(where); });
 }
 
 bool dtypeMatchesElementType(DType dtype, const std::string& mslType) {

@@ -16,6 +16,34 @@ const char* severityName(Finding::Severity s) { return s == Finding::Severity::E
 
 }  // namespace
 
+std::string describePosition(const SourcePosition& where, const std::string& line) {
+  if (where.file.empty()) return "(unknown location)";
+  std::string text = where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column);
+  if (!line.empty()) {
+    text += "\n      " + line + "\n      ";
+    for (unsigned i = 1; i < where.column && i <= line.size(); ++i) text += line[i - 1] == '\t' ? '\t' : ' ';
+    text += "^";
+  }
+  return text;
+}
+
+std::string formatFinding(const Finding& f, const std::function<std::string(const SourcePosition&)>& describe) {
+  std::string text = std::string(severityName(f.severity)) + " [" + f.kind + "]: " + f.message;
+  if (f.count > 1) text += " (" + std::to_string(f.count) + " times)";
+  auto coords = [](Size3 s) {
+    return "(" + std::to_string(s[0]) + "," + std::to_string(s[1]) + "," + std::to_string(s[2]) + ")";
+  };
+  if (!f.accesses.empty()) {
+    for (auto& a : f.accesses)
+      text += "\n  " + a.op + " by thread " + coords(a.thread) + " (lane " + std::to_string(a.lane) +
+              ") of threadgroup " + coords(a.threadgroup) + " at " + describe(a.where);
+  } else {
+    for (auto& where : f.locations) text += "\n  at " + describe(where);
+  }
+  if (!f.hint.empty()) text += "\n  hint: " + f.hint;
+  return text;
+}
+
 std::string findingsToJson(const std::string& kernel, const std::vector<Finding>& findings) {
   json diagnostics = json::array();
   unsigned errors = 0, warnings = 0;

@@ -246,6 +246,7 @@ class RaceDetector : public ExecutionObserver {
   }
 
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
+    reportedThisAccess_ = false;  // one report per access, however many bytes conflict
     if (a.target == MemoryAccess::Target::Threadgroup) {
       for (uint64_t i = 0; i < a.size && a.arenaOffset + i < arena_.size(); ++i)
         check(thread, a, arena_[a.arenaOffset + i], tgEpoch_, a.address + i, "threadgroup");
@@ -321,6 +322,8 @@ class RaceDetector : public ExecutionObserver {
     other.linear = otherThread;
     bool sameSimdgroup = other.simdgroup() == t.simdgroup();
     if (sameSimdgroup && simdEpoch_[t.simdgroup()] != otherSimdEpoch) return;  // a simdgroup_barrier between
+    if (reportedThisAccess_) return;
+    reportedThisAccess_ = true;
     Finding f;
     f.kind = sameSimdgroup ? "lockstep-hazard" : "data-race";
     f.severity = sameSimdgroup ? Finding::Severity::Warning : Finding::Severity::Error;
@@ -348,7 +351,8 @@ class RaceDetector : public ExecutionObserver {
     bool known = write && !atomic && a.newValue;
     uint8_t value = known ? a.newValue[address - a.address] : 0;
     bool sameValue = known && e.write && !e.atomic && e.valueKnown && e.value == value && !facts_.checks.reportUniformWrites;
-    if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) && !sameValue) {
+    if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) && !sameValue && !reportedThisAccess_) {
+      reportedThisAccess_ = true;
       const AccessSite& first = (*facts_.kernel->sites)[e.site];
       Finding f;
       f.kind = "data-race";
@@ -384,6 +388,7 @@ class RaceDetector : public ExecutionObserver {
   ShadowPages<ByteState> device_;
   uint32_t tgEpoch_ = 0, deviceEpoch_ = 0;
   std::vector<uint32_t> simdEpoch_;
+  bool reportedThisAccess_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <mutex>
 #include <set>
@@ -297,6 +298,16 @@ class DispatchState : public FindingSink {
   std::atomic<bool> stop{false};      // an error: take no more threadgroups
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
 
+  // The first thread the timeout stopped, for the report.
+  void noteStuck(AccessRecord record) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!stuck_) stuck_ = std::move(record);
+  }
+  std::optional<AccessRecord> stuck() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stuck_;
+  }
+
   void report(Finding f) override {
     std::lock_guard<std::mutex> lock(mutex_);
     // Barrier and SIMD call sites come from __builtin_COLUMN in the compiled text: map them.
@@ -335,6 +346,7 @@ class DispatchState : public FindingSink {
   std::map<std::string, size_t> reported_;
   std::vector<ExecutionObserver*> listeners_;
   unsigned errors_ = 0;
+  std::optional<AccessRecord> stuck_;
 };
 
 constexpr uint32_t kPoisonWord = 0x7FA5A5A5;  // a quiet NaN as float, 0x7FA5A5A5 as int
@@ -415,7 +427,8 @@ void ThreadgroupScheduler::inactiveLaneRead(unsigned lane, CallSite site) {
               std::to_string(lane) + ", which " + (lane >= kSimdWidth ? "does not exist" : "is not active here") +
               " (undefined in MSL; mslsim returns zero)";
   f.locations.push_back(site.position());
-  f.accesses.push_back({"simd", site.position(), group_, current_->local, current_->linear % kSimdWidth});
+  f.accesses.push_back({"SIMD-group function call", site.position(), group_, current_->local,
+                        current_->linear % kSimdWidth});
   dispatch_.report(std::move(f));
 }
 
@@ -568,6 +581,7 @@ void ThreadgroupScheduler::block(ThreadState state) {
 }
 
 void ThreadgroupScheduler::abortCurrentThread() {
+  if (current_) dispatch_.noteStuck({"still running", {}, group_, current_->local, current_->linear % kSimdWidth});
   if (!fibers_) siglongjmp(escape_, 1);
   SimThread* t = current_;
   t->state = ThreadState::Aborted;
@@ -651,7 +665,7 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
                   " take part in this SIMD-group function (the others returned or are in another "
                   "branch); its result covers only those lanes";
       f.locations.push_back(site.position());
-      f.accesses.push_back({"simd", site.position(), group_, threads_[first + __builtin_ctz(mask)].local,
+      f.accesses.push_back({"SIMD-group function call", site.position(), group_, threads_[first + __builtin_ctz(mask)].local,
                             uint32_t(__builtin_ctz(mask))});
       dispatch_.report(std::move(f));
     }
@@ -897,12 +911,18 @@ DispatchResult dispatch(const DispatchRequest& request) {
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   result.findings = std::move(state.findings);
-  if (state.cancelled)
-    result.findings.push_back({Finding::Severity::Error, "timeout",
+  if (state.cancelled) {
+    Finding timeout{Finding::Severity::Error, "timeout",
                                "kernel '" + name + "' did not finish within " + seconds(request.options.timeoutSeconds) +
                                    " s (an endless loop, or a thread spinning on a value that no "
                                    "thread will write); it was stopped",
-                               {}});
+                               {}};
+    if (auto stuck = state.stuck()) {
+      timeout.message += "; the thread shown below was still running";
+      timeout.accesses.push_back(*stuck);
+    }
+    result.findings.push_back(std::move(timeout));
+  }
   result.completed = !state.cancelled && !state.stop;
   return result;
 }

@@ -78,8 +78,10 @@ template <class T>
     }
   }
   if (!mismatches) return ::testing::AssertionSuccess();
+  std::ostringstream limit;
+  limit << tolerance;  // 1e-06, not 9.9999999999999995e-07
   return ::testing::AssertionFailure() << expression << ": " << mismatches << " of " << expected.size()
-                                       << " elements differ by more than " << tolerance << (ulps ? " ulp" : "")
+                                       << " elements differ by more than " << limit.str() << (ulps ? " ulp" : "")
                                        << ":\n"
                                        << diff.str();
 }
@@ -90,14 +92,22 @@ template <class T>
 #define EXPECT_KERNEL_CLEAN(report) EXPECT_PRED_FORMAT1(::mslsim::testing::kernelClean, report)
 #define ASSERT_KERNEL_CLEAN(report) ASSERT_PRED_FORMAT1(::mslsim::testing::kernelClean, report)
 #define EXPECT_KERNEL_REPORTS(report, kind) EXPECT_PRED_FORMAT2(::mslsim::testing::kernelReports, report, kind)
+// The failure message is the comparison's own (no "Value of: ... Expected: true").
+#define MSLSIM_EXPECT_MATCH_(result)                    \
+  do {                                                  \
+    ::testing::AssertionResult mslsim_result_ = result; \
+    if (!mslsim_result_) ADD_FAILURE() << mslsim_result_.message(); \
+  } while (0)
 #define EXPECT_ARRAY_NEAR(actual, expected, tolerance) \
-  EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, tolerance, false))
+  MSLSIM_EXPECT_MATCH_(::mslsim::testing::arrayMatches(#actual, actual, expected, tolerance, false))
 #define EXPECT_ARRAY_ULP(actual, expected, ulps) \
-  EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, ulps, true))
+  MSLSIM_EXPECT_MATCH_(::mslsim::testing::arrayMatches(#actual, actual, expected, ulps, true))
 // The same for buffer `index` of a dispatch run with trackWriters: mismatches name their writer.
-#define EXPECT_OUTPUT_NEAR(report, index, actual, expected, tolerance)                          \
-  EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, tolerance, false,       \
-                                              (report).writers.count(index) ? &(report).writers.at(index) : nullptr))
-#define EXPECT_OUTPUT_ULP(report, index, actual, expected, ulps)                                \
-  EXPECT_TRUE(::mslsim::testing::arrayMatches(#actual, actual, expected, ulps, true,             \
-                                              (report).writers.count(index) ? &(report).writers.at(index) : nullptr))
+#define EXPECT_OUTPUT_NEAR(report, index, actual, expected, tolerance)                              \
+  MSLSIM_EXPECT_MATCH_(::mslsim::testing::arrayMatches(                                             \
+      #actual, actual, expected, tolerance, false,                                                  \
+      (report).writers.count(index) ? &(report).writers.at(index) : nullptr))
+#define EXPECT_OUTPUT_ULP(report, index, actual, expected, ulps)                                    \
+  MSLSIM_EXPECT_MATCH_(::mslsim::testing::arrayMatches(                                             \
+      #actual, actual, expected, ulps, true,                                                        \
+      (report).writers.count(index) ? &(report).writers.at(index) : nullptr))

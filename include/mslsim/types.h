@@ -56,7 +56,7 @@ std::string formatDiagnostic(const Diagnostic& diagnostic);
 
 // One side of a finding: who did what where.
 struct AccessRecord {
-  std::string op;        // "read", "write", "atomic", "barrier", "simd_sum", ...
+  std::string op;        // "read", "write", "atomic read-modify-write", "SIMD-group function call", ...
   SourcePosition where;  // the user's file:line:column
   Size3 threadgroup{0, 0, 0};
   Size3 thread{0, 0, 0};  // thread_position_in_threadgroup
