@@ -205,6 +205,7 @@ PYBIND11_MODULE(_mslsim, m) {
   // mslsim.KernelError carries the structured report: `.report` is the dict of
   // `mslsim run --report-json` (kernel, diagnostics, summary).
   static py::exception<mx::KernelError> kernelError(m, "KernelError", PyExc_RuntimeError);
+  kernelError.attr("__module__") = "mslsim";  // tracebacks say mslsim.KernelError
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
