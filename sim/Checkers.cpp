@@ -84,7 +84,9 @@ class BoundsChecker : public ExecutionObserver {
       if (!region) {
         for (auto& r : facts_.threadgroupArguments)
           if (int(r.argument->position) == site.param) {
-            checkThreadgroup(thread, a, r.begin, r.end, r.describe(a.arenaOffset, a.size), r.locate(a.arenaOffset, a.size));
+            checkThreadgroup(thread, a, r.begin, r.end, [&] {
+              return std::make_pair(r.describe(a.arenaOffset, a.size), r.locate(a.arenaOffset, a.size));
+            });
             return;
           }
       }
@@ -92,8 +94,9 @@ class BoundsChecker : public ExecutionObserver {
     if (!region && site.threadgroupOffset >= 0) {
       for (auto& v : facts_.kernel->threadgroupVariables)
         if (uint64_t(site.threadgroupOffset) >= v.offset && uint64_t(site.threadgroupOffset) < v.offset + v.size) {
-          checkThreadgroup(thread, a, v.offset, v.offset + v.size, variableElement(v, a.arenaOffset, a.size),
-                           variableLocation(v, a.arenaOffset, a.size));
+          checkThreadgroup(thread, a, v.offset, v.offset + v.size, [&] {
+            return std::make_pair(variableElement(v, a.arenaOffset, a.size), variableLocation(v, a.arenaOffset, a.size));
+          });
           return;
         }
     }
@@ -139,18 +142,24 @@ class BoundsChecker : public ExecutionObserver {
     return std::to_string(end - hi) + " bytes past the end";
   }
 
+  // `describe` names the memory; it runs only when there is something to report (this is the
+  // per-access hot path of every checked run).
+  template <class Describe>
   void checkThreadgroup(const ThreadIdentity& thread, const MemoryAccess& a, uint64_t lo, uint64_t hi,
-                        const std::string& memory, const Finding::Location& location) {
+                        const Describe& describe) {
     if (a.target != MemoryAccess::Target::Threadgroup) {
+      auto [memory, location] = describe();
       report(thread, a, "out-of-bounds", "threadgroup", memory, location,
              "the pointer left the threadgroup allocation it was derived from");
       return;
     }
     uint64_t begin = a.arenaOffset, end = a.arenaOffset + a.size;
-    if (begin < lo || end > hi)
+    if (begin < lo || end > hi) {
+      auto [memory, location] = describe();
       report(thread, a, "out-of-bounds", "threadgroup", memory, location,
              describeOverrun(begin, end, lo, hi) + " of " + memory.substr(0, memory.find('[')) + " (" +
                  std::to_string(hi - lo) + " bytes)");
+    }
   }
 
   void report(const ThreadIdentity& thread, const MemoryAccess& a, const char* kind, const char* space,
@@ -408,20 +417,15 @@ class UninitChecker : public ExecutionObserver {
     bool write = isWrite(a.site->op);
     std::vector<bool>* bits = nullptr;
     uint64_t offset = 0;
-    std::string memory, space;
-    if (a.target == MemoryAccess::Target::Threadgroup) {
+    bool threadgroup = a.target == MemoryAccess::Target::Threadgroup;
+    if (threadgroup) {
       bits = &written_;
       offset = a.arenaOffset;
-      space = "threadgroup";
-      memory = a.variable ? variableElement(*a.variable, a.arenaOffset, a.size)
-                          : a.region ? a.region->describe(a.arenaOffset, a.size) : "threadgroup memory";
     } else if (a.target == MemoryAccess::Target::Buffer && a.region && a.region->uninitialized) {
       auto& v = state_.written[a.region];
       if (v.empty()) v.assign(a.region->end - a.region->begin, false);
       bits = &v;
       offset = a.address - a.region->begin;
-      space = "device";
-      memory = a.region->describe(a.address, a.size);
     } else {
       return;
     }
@@ -432,6 +436,11 @@ class UninitChecker : public ExecutionObserver {
       (*bits)[offset + i] = true;
     }
     if (!unwritten) return;
+    std::string space = threadgroup ? "threadgroup" : "device";
+    std::string memory = threadgroup ? (a.variable ? variableElement(*a.variable, a.arenaOffset, a.size)
+                                        : a.region ? a.region->describe(a.arenaOffset, a.size)
+                                                   : "threadgroup memory")
+                                     : a.region->describe(a.address, a.size);
     Finding f;
     f.kind = "uninitialized-read";
     f.memorySpace = space;
