@@ -431,10 +431,13 @@ class KernelCollector : public clang::ASTConsumer,
   // part of the declaration's own source range.
   std::string declaredType(const clang::ParmVarDecl* p) {
     auto& sm = ci_.getSourceManager();
-    clang::SourceLocation begin = sm.getExpansionLoc(p->getBeginLoc());
-    clang::SourceLocation end = p->getLocation().isValid() && !p->getName().empty()
-                                    ? sm.getExpansionLoc(p->getLocation())
-                                    : sm.getExpansionLoc(p->getEndLoc());
+    // Anchored at the parameter's name where it was written (in the file, or in the body of the
+    // macro that declared the kernel), then scanned back to the '(' or ',' before it: the type's
+    // first token may come from elsewhere (an address-space macro, a macro argument).
+    clang::SourceLocation end = sm.getSpellingLoc(p->getLocation().isValid() && !p->getName().empty()
+                                                      ? p->getLocation()
+                                                      : p->getEndLoc());
+    clang::SourceLocation begin = end;
     auto [file, beginOffset] = sm.getDecomposedLoc(begin);
     unsigned endOffset = sm.getDecomposedLoc(end).second;
     llvm::StringRef buffer = sm.getBufferData(file);
@@ -481,7 +484,7 @@ class KernelCollector : public clang::ASTConsumer,
         continue;
       }
       char c = text[i];
-      if (std::isspace((unsigned char)c)) {
+      if (std::isspace((unsigned char)c) || (c == '\\' && i + 1 < text.size() && text[i + 1] == '\n')) {
         space = !out.empty();
         continue;
       }

@@ -98,3 +98,21 @@ TEST(Frontend, TwoArgumentsOnOneBufferIndexAreAnError) {
   EXPECT_THROW(compile("kernel void k(device float* a [[buffer(1)]], device float* b [[buffer(1)]]) {}"),
                CompileFailed);
 }
+
+TEST(Frontend, KernelsDeclaredByAMacroBindLikeAnyOther) {
+  auto p = compile(R"(
+#include <metal_stdlib>
+using namespace metal;
+// A comment with commas {a, b, c} before the kernels must not confuse the argument listing.
+#define DEFINE_SCALE(NAME, T) \
+  kernel void NAME(device const T* in [[buffer(0)]], device T* out [[buffer(1)]], \
+                   uint i [[thread_position_in_grid]]) { out[i] = in[i] * T(2); }
+DEFINE_SCALE(scale_f, float)
+DEFINE_SCALE(scale_i, int)
+)");
+  const ExecutableKernel& k = p->kernel("scale_i");
+  EXPECT_EQ(arg(k, "in").typeSpelling, "const device int*");
+  EXPECT_EQ(arg(k, "out").typeSpelling, "device int*");
+  EXPECT_EQ(arg(k, "i").typeSpelling, "uint");
+  EXPECT_EQ(arg(k, "out").space, AddressSpace::Device);
+}

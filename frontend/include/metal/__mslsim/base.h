@@ -92,6 +92,9 @@ template <class T> using remove_extent_t = typename remove_extent<T>::type;
 template <class T> struct type_identity { typedef T type; };
 template <class T> using type_identity_t = typename type_identity<T>::type;
 template <class T> T&& declval() noexcept;
+// __dep<X, T>::type is T, but depends on X: headers use it so that a template's body or default
+// argument does not instantiate vec<T,N> (which is expensive) when the header is merely included.
+template <class X, class T> struct __dep { typedef T type; };
 
 class bfloat;
 template <class T> struct is_integral : bool_constant<__is_integral(T)> {};

@@ -32,7 +32,6 @@ METAL_FUNC float __linear_to_srgb(float c) {
 
 // All public functions are templates whose vector types depend on the template parameter, so that
 // including this header instantiates nothing (each vec<T,N> costs parse time).
-template <class X, class T> struct __dep { typedef T type; };
 #define __MSLSIM_FV(N) vec<typename __dep<X, float>::type, N>
 #define __MSLSIM_HV(N) vec<typename __dep<X, half>::type, N>
 

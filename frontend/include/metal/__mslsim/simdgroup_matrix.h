@@ -51,7 +51,7 @@ METAL_FUNC simdgroup_matrix<T, Cols, Rows> make_filled_simdgroup_matrix(const S 
 
 template <class T, int C, int R>
 METAL_FUNC void simdgroup_load(thread simdgroup_matrix<T, C, R>& d, const type_identity_t<T>* src,
-                               ulong elements_per_row = C, ulong2 matrix_origin = 0,
+                               ulong elements_per_row = C, vec<typename __dep<T, ulong>::type, 2> matrix_origin = 0,
                                bool transpose_matrix = false) {
   unsigned l = __mslsim_simd_lane();
   ulong row = simdgroup_matrix<T, C, R>::__row(l), col = simdgroup_matrix<T, C, R>::__col(l);
@@ -67,7 +67,7 @@ METAL_FUNC void simdgroup_load(thread simdgroup_matrix<T, C, R>& d, const type_i
 }
 template <class T, int C, int R>
 METAL_FUNC void simdgroup_store(const thread simdgroup_matrix<T, C, R>& a, type_identity_t<T>* dst,
-                                ulong elements_per_row = C, ulong2 matrix_origin = 0,
+                                ulong elements_per_row = C, vec<typename __dep<T, ulong>::type, 2> matrix_origin = 0,
                                 bool transpose_matrix = false) {
   unsigned l = __mslsim_simd_lane();
   ulong row = simdgroup_matrix<T, C, R>::__row(l), col = simdgroup_matrix<T, C, R>::__col(l);
@@ -83,9 +83,10 @@ METAL_FUNC void simdgroup_store(const thread simdgroup_matrix<T, C, R>& a, type_
 }
 
 template <class Ta, class Tb> struct __sgmm_frag { vec<Ta, 2> a; vec<Tb, 2> b; };
+struct __sgmm_out { float x, y; };  // not float2: a non-dependent vec here would be instantiated by every include
 // The calling lane's two elements of a*b (+ c), in float.
 template <bool Acc, class Ta, class Tb, class Tc>
-METAL_FUNC float2 __sgmm(const simdgroup_matrix<Ta, 8, 8>& a, const simdgroup_matrix<Tb, 8, 8>& b,
+METAL_FUNC __sgmm_out __sgmm(const simdgroup_matrix<Ta, 8, 8>& a, const simdgroup_matrix<Tb, 8, 8>& b,
                          const vec<Tc, 2>& c, const char* f, unsigned ln, unsigned cl) {
   __lanes<__sgmm_frag<Ta, Tb>> L;
   __exchange(L, __sgmm_frag<Ta, Tb>{a.__e, b.__e}, f, ln, cl);
@@ -110,7 +111,7 @@ METAL_FUNC float2 __sgmm(const simdgroup_matrix<Ta, 8, 8>& a, const simdgroup_ma
     acc0 = __builtin_fmaf(ra[k], rb0[k], acc0);
     acc1 = __builtin_fmaf(ra[k], rb1[k], acc1);
   }
-  return float2(acc0, acc1);
+  return __sgmm_out{acc0, acc1};
 }
 
 // d = a*b + c. Element types may differ (ggml: half or float a/b with float c/d).
@@ -120,13 +121,17 @@ METAL_FUNC void simdgroup_multiply_accumulate(thread simdgroup_matrix<Td, 8, 8>&
                                               const thread simdgroup_matrix<Tb, 8, 8>& b,
                                               const thread simdgroup_matrix<Tc, 8, 8>& c,
                                               __MSLSIM_LOC_PARAMS) {
-  d.__e = vec<Td, 2>(__sgmm<true>(a, b, c.__e, __MSLSIM_LOC));
+  __sgmm_out r = __sgmm<true>(a, b, c.__e, __MSLSIM_LOC);
+  d.__e[0] = Td(r.x);
+  d.__e[1] = Td(r.y);
 }
 // d = a*b.
 template <class Td, class Ta, class Tb>
 METAL_FUNC void simdgroup_multiply(thread simdgroup_matrix<Td, 8, 8>& d, const thread simdgroup_matrix<Ta, 8, 8>& a,
                                    const thread simdgroup_matrix<Tb, 8, 8>& b, __MSLSIM_LOC_PARAMS) {
-  d.__e = vec<Td, 2>(__sgmm<false>(a, b, a.__e, __MSLSIM_LOC));
+  __sgmm_out r = __sgmm<false>(a, b, a.__e, __MSLSIM_LOC);
+  d.__e[0] = Td(r.x);
+  d.__e[1] = Td(r.y);
 }
 template <class T>
 METAL_FUNC simdgroup_matrix<T, 8, 8> operator*(const thread simdgroup_matrix<T, 8, 8>& a,
