@@ -60,7 +60,7 @@ void printWarnings(const Program& program) {
 
 struct RunOptions {
   std::string file, kernel, grid, threadgroup, dispatch = "threads";
-  std::vector<std::string> buffers, threadgroupMemory, outputs, includes, defines;
+  std::vector<std::string> buffers, threadgroupMemory, outputs, includes, defines, constants;
   double timeout = 60;
   unsigned repeat = 1;
   bool timing = false;
@@ -113,11 +113,34 @@ int runSpecCommand(const RunOptions& o) {
   return 0;
 }
 
+// --constant N=VALUE ...: values of [[function_constant(N)]] variables (true/false for bools).
+std::map<unsigned, double> parseConstants(const std::vector<std::string>& constants) {
+  std::map<unsigned, double> values;
+  for (auto& c : constants) {
+    auto [index, text] = parseIndexed(c, "--constant");
+    if (text == "true") {
+      values[index] = 1;
+    } else if (text == "false") {
+      values[index] = 0;
+    } else {
+      try {
+        size_t used = 0;
+        values[index] = std::stod(text, &used);
+        if (used != text.size()) throw std::invalid_argument(text);
+      } catch (const std::logic_error&) {
+        throw Error("--constant " + c + ": VALUE must be a number, true or false");
+      }
+    }
+  }
+  return values;
+}
+
 int runCommand(const RunOptions& o) {
   if (o.file.size() > 5 && o.file.compare(o.file.size() - 5, 5, ".json") == 0) return runSpecCommand(o);
   if (o.kernel.empty() || o.grid.empty() || o.threadgroup.empty())
     throw Error("run " + o.file + ": --kernel, --grid and --threadgroup are required for a .metal file");
   CompileOptions options{o.includes, o.defines, false, {}};
+  options.functionConstants = parseConstants(o.constants);
   CheckSet checks = parseCheckList(o.checks);
   checks.reportUniformWrites = o.reportUniformWrites;
   DispatchOptions dispatchOptions;
@@ -198,8 +221,10 @@ const char* spaceName(AddressSpace s) {
 }
 
 int compileCommand(const std::string& file, const std::vector<std::string>& includes,
-                   const std::vector<std::string>& defines, bool emitLlvm) {
+                   const std::vector<std::string>& defines, const std::vector<std::string>& constants,
+                   bool emitLlvm) {
   CompileOptions options{includes, defines, false, {}};
+  options.functionConstants = parseConstants(constants);
   if (emitLlvm) {
     std::string source;
     {
@@ -302,17 +327,19 @@ int main(int argc, char** argv) {
   runCmd->add_option("--output", run.outputs, "INDEX=path.npy: write the buffer's final contents");
   runCmd->add_option("-I", run.includes, "add an include directory");
   runCmd->add_option("-D", run.defines, "define a macro NAME[=VALUE]");
+  runCmd->add_option("--constant", run.constants, "N=VALUE: the value of [[function_constant(N)]] (a number, true, false)");
   runCmd->add_option("--timeout", run.timeout, "seconds per dispatch before the kernel is stopped (default 60)");
   runCmd->add_option("--repeat", run.repeat, "dispatch N times (outputs from the last)");
   runCmd->add_flag("--timing", run.timing, "print compile and dispatch times to stderr");
 
   std::string compileFile;
-  std::vector<std::string> compileIncludes, compileDefines;
+  std::vector<std::string> compileIncludes, compileDefines, compileConstants;
   bool emitLlvm = false;
   auto* compileCmd = app.add_subcommand("compile", "compile a .metal file and list its kernels and arguments");
   compileCmd->add_option("file", compileFile, "the .metal file")->required();
   compileCmd->add_option("-I", compileIncludes, "add an include directory");
   compileCmd->add_option("-D", compileDefines, "define a macro NAME[=VALUE]");
+  compileCmd->add_option("--constant", compileConstants, "N=VALUE: the value of [[function_constant(N)]]");
   compileCmd->add_flag("--emit-llvm", emitLlvm, "print the LLVM IR the front end produces");
 
   std::vector<std::string> cases;
@@ -332,7 +359,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*runCmd) return runCommand(run);
-    if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, emitLlvm);
+    if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, emitLlvm);
     if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule);
   } catch (const CompileFailed& e) {
     for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));

@@ -732,6 +732,29 @@ class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
   std::vector<KernelInfo>& kernels_;
 };
 
+// The function constants of one compilation, as a header the rewritten declarations read.
+std::string functionConstantsHeader(const std::map<unsigned, double>& values) {
+  std::string h = "#pragma once\nnamespace metal {\nnamespace __mslsim_fc {\n"
+                  "struct entry { unsigned index; long double value; };\n"
+                  "constexpr entry table[] = {";
+  for (auto& [index, value] : values) {
+    char text[64];
+    std::snprintf(text, sizeof text, "{%uu, %.17gL}, ", index, value);
+    h += text;
+  }
+  h += "{~0u, 0.0L}};\n"
+       "constexpr bool defined(unsigned n) {\n"
+       "  for (const entry& e : table) if (e.index == n) return true;\n"
+       "  return false;\n}\n"
+       "template <class T> struct plain { typedef T type; };\n"
+       "template <class T> struct plain<const T> { typedef T type; };\n"
+       "template <class T> constexpr typename plain<T>::type value(unsigned n) {\n"
+       "  for (const entry& e : table) if (e.index == n) return static_cast<typename plain<T>::type>(e.value);\n"
+       "  return typename plain<T>::type();\n}\n"
+       "}  // namespace __mslsim_fc\n}  // namespace metal\n";
+  return h;
+}
+
 llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> embeddedHeaders() {
   auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
   for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
@@ -750,7 +773,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
   std::string mainPath = path;
 
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
-  overlay->pushOverlay(embeddedHeaders());
+  auto headers = embeddedHeaders();
+  headers->addFile(std::string(kHeaderRoot) + "/__mslsim/function_constants.h", 0,
+                   llvm::MemoryBuffer::getMemBufferCopy(functionConstantsHeader(options.functionConstants)));
+  overlay->pushOverlay(headers);
   auto fs = llvm::makeIntrusiveRefCnt<RewritingFileSystem>(overlay);
   fs->addVirtualFile(mainPath, source);
 
@@ -773,7 +799,8 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       // guard page (reported) instead of landing in another thread's stack.
       "-fstack-clash-protection", "-ffloat16-excess-precision=none",
       "-ffp-contract=off", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
-      "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h", "-Wno-ignored-attributes",
+      "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h",
+      "-include", std::string(kHeaderRoot) + "/__mslsim/function_constants.h", "-Wno-ignored-attributes",
       "-ferror-limit", "20", "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",
       llvm::sys::path::filename(mainPath).str()};
   if (options.fastMath) {

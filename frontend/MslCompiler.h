@@ -6,6 +6,7 @@
 
 #include <mslsim/types.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +30,8 @@ struct CompileOptions {
   std::vector<std::string> preincludes;
   // Emit line tables (file, line, column per instruction), for checkers' reports.
   bool lineTables = false;
+  // Values of `[[function_constant(n)]]` variables, by n (unset ones are zero and not defined).
+  std::map<unsigned, double> functionConstants;
 };
 
 struct CompiledProgram {

@@ -12,6 +12,14 @@ void ColumnMap::addEdit(unsigned line, unsigned outStart, unsigned outLength, un
   edits_.push_back({line, outStart, outLength, inStart, inLength});
 }
 
+void ColumnMap::insertEdit(unsigned line, unsigned outStart, unsigned outLength, unsigned inStart,
+                           unsigned inLength) {
+  auto it = edits_.begin();
+  while (it != edits_.end() && (it->line < line || (it->line == line && it->outStart < outStart))) ++it;
+  for (auto later = it; later != edits_.end() && later->line == line; ++later) later->outStart += outLength;
+  edits_.insert(it, {line, outStart, outLength, inStart, inLength});
+}
+
 unsigned ColumnMap::originalColumn(unsigned line, unsigned outputColumn) const {
   // Columns before the first edit are unchanged; after an edit they shift by the edit's growth;
   // inside a replacement they map to the start of the replaced text.
@@ -282,7 +290,7 @@ class Rewriter {
     }
     size_t end = p + 2;
 
-    std::string standard, gnu;
+    std::string standard, gnu, functionConstant;
     unsigned line = inLine_, column = inCol_;
     for (auto& a : attrs) {
       if (isStandardAttribute(a.name)) {
@@ -291,6 +299,18 @@ class Rewriter {
       }
       if (!isSupportedMslAttribute(a.name)) {
         warn(line, column, "attribute '" + a.name + "' is not supported by mslsim and is ignored");
+        continue;
+      }
+      if (a.name == "function_constant") {
+        std::string index = a.args.size() > 2 ? a.args.substr(1, a.args.size() - 2) : "";
+        bool numeric = !index.empty() && index.find_first_not_of("0123456789 ") == std::string::npos;
+        if (numeric) {
+          functionConstant = index;
+        } else {
+          // An argument that exists only when a function constant is true: mslsim binds it always.
+          warn(line, column, "argument enabled by function constant '" + index +
+                                 "' is treated as always present by mslsim");
+        }
         continue;
       }
       BuiltinValue builtin;
@@ -302,8 +322,50 @@ class Rewriter {
     std::string replacement;
     if (!standard.empty()) replacement += "[[" + standard + "]]";
     if (!gnu.empty()) replacement += (replacement.empty() ? "" : " ") + ("__attribute__((" + gnu + "))");
+    if (!functionConstant.empty()) {
+      // `constant T name [[function_constant(N)]];` becomes a constexpr variable whose value is
+      // the one given at compile time (zero when none is), plus the flag
+      // is_function_constant_defined(name) reads (see the prelude).
+      std::string name = lastIdentifier();
+      if (name.empty()) {
+        warn(line, column, "function_constant(" + functionConstant + ") is not on a variable; ignored");
+      } else {
+        makeDeclarationConstexpr();
+        replacement += " = ::metal::__mslsim_fc::value<decltype(" + name + ")>(" + functionConstant +
+                       "); static constexpr bool __mslsim_fc_defined_" + name +
+                       " = ::metal::__mslsim_fc::defined(" + functionConstant + ")";
+      }
+    }
     replace(end - pos_, replacement);
   }
+
+  std::string lastIdentifier() const {
+    const std::string& t = out_.text;
+    size_t e = t.size();
+    while (e > 0 && std::isspace((unsigned char)t[e - 1])) --e;
+    size_t b = e;
+    while (b > 0 && isIdentChar(t[b - 1])) --b;
+    return t.substr(b, e - b);
+  }
+
+  // Inserts "constexpr " at the start of the declaration being rewritten (after the last ';', '{',
+  // '}' or newline of the output so far). Only on the current line, where no later edit exists.
+  void makeDeclarationConstexpr() {
+    std::string& t = out_.text;
+    size_t start = t.find_last_of(";{}\n");
+    start = start == std::string::npos ? 0 : start + 1;
+    while (start < t.size() && (t[start] == ' ' || t[start] == '\t')) ++start;
+    size_t lineStart = t.rfind('\n');
+    lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+    if (start < lineStart) return;
+    const std::string word = "constexpr ";
+    t.insert(start, word);
+    unsigned column = unsigned(start - lineStart) + 1;
+    out_.columns.insertEdit(outLine_, column, unsigned(word.size()), originalColumnAt(column), 0);
+    outCol_ += unsigned(word.size());
+  }
+
+  unsigned originalColumnAt(unsigned outputColumn) const { return out_.columns.originalColumn(outLine_, outputColumn); }
 
   const std::string& src_;
   size_t pos_ = 0;

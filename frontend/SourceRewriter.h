@@ -23,6 +23,8 @@ class ColumnMap {
   void addEdit(unsigned line, unsigned outStart, unsigned outLength, unsigned inStart,
                unsigned inLength);
   unsigned originalColumn(unsigned line, unsigned outputColumn) const;
+  // An insertion before edits already recorded on the line: later edits shift right.
+  void insertEdit(unsigned line, unsigned outStart, unsigned outLength, unsigned inStart, unsigned inLength);
 
   struct Edit {
     unsigned line, outStart, outLength, inStart, inLength;

@@ -12,7 +12,8 @@ const KernelInfo& Kernel::info() const { return kernel_->info; }
 Library Library::compileFile(const std::string& path, const BuildOptions& o) {
   try {
     Library l;
-    l.program_ = Program::compileFile(path, {o.includeDirs, o.defines, o.fastMath, {}, false}, o.checked);
+    l.program_ = Program::compileFile(path, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants},
+                                      o.checked);
     return l;
   } catch (const CompileFailed& e) {
     throw CompileError(e.what(), e.diagnostics());
@@ -23,7 +24,8 @@ Library Library::compileSource(const std::string& name, const std::string& sourc
   try {
     Library l;
     l.program_ =
-        Program::compileSource(name, source, {o.includeDirs, o.defines, o.fastMath, {}, false}, o.checked);
+        Program::compileSource(name, source, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants},
+                               o.checked);
     return l;
   } catch (const CompileFailed& e) {
     throw CompileError(e.what(), e.diagnostics());

@@ -107,6 +107,11 @@ std::string CompileCache::key(const std::string& path, const std::string& source
   for (auto& i : options.includeDirs) text += std::string("\0I", 2) + i;
   for (auto& d : options.defines) text += std::string("\0D", 2) + d;
   for (auto& h : options.preincludes) text += std::string("\0P", 2) + h;
+  for (auto& [n, v] : options.functionConstants) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%u=%.17g", n, v);
+    text += std::string("\0F", 2) + value;
+  }
   return hashText(text);
 }
 

@@ -1,6 +1,7 @@
 #include "Program.h"
 
 #include <cctype>
+#include <cstdio>
 #include <chrono>
 #include <fstream>
 #include <mutex>
@@ -104,6 +105,11 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   for (auto& i : options.includeDirs) key += std::string("\0I", 2) + i;
   for (auto& d : options.defines) key += std::string("\0D", 2) + d;
   for (auto& h : options.preincludes) key += std::string("\0P", 2) + h;
+  for (auto& [n, v] : options.functionConstants) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%u=%.17g", n, v);
+    key += std::string("\0F", 2) + value;
+  }
   key += checked ? "\1checked" : "\1fast";
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;

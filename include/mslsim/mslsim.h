@@ -31,6 +31,9 @@ struct BuildOptions {
   std::vector<std::string> includeDirs;  // -I
   std::vector<std::string> defines;      // NAME or NAME=VALUE
   bool fastMath = false;
+  // Values of `[[function_constant(n)]]` variables, by n (unset ones are zero and
+  // is_function_constant_defined() is false for them).
+  std::map<unsigned, double> functionConstants;
   // Checked builds carry the instrumentation bounds/races/uninit checks need; an unchecked build
   // runs faster and only runs sync checks.
   bool checked = true;

@@ -252,6 +252,44 @@ class Cli(unittest.TestCase):
         third, _ = run()
         self.assertEqual(third, 2.0)  # the header changed: the cached entry is not used
 
+    def test_function_constants_are_compile_time_values(self):
+        src = self.path("fc.metal")
+        with open(src, "w") as f:
+            f.write("""#include <metal_stdlib>
+using namespace metal;
+constant bool has_bias [[function_constant(0)]];
+constant int width [[function_constant(1)]];
+constant float scale [[function_constant(2)]];
+template <int N> float sum_n(device const float* x, uint base) {
+  float s = 0;
+  for (int j = 0; j < N; ++j) s += x[base + j];
+  return s;
+}
+kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)]],
+              uint i [[thread_position_in_grid]]) {
+  float v = sum_n<width>(x, i) * (is_function_constant_defined(scale) ? scale : 1.0f);
+  if (has_bias) v += 100.0f;
+  out[i] = v;
+}
+""")
+        x = np.arange(8, dtype=np.float32)
+
+        def run(*constants):
+            out = self.path("fc.npy")
+            p = self.mslsim("run", src, "--kernel", "k", "--grid", "4", "--threadgroup", "4",
+                            "--buffer", "0=iota:float32:8", "--buffer", "1=zeros:float32:4",
+                            "--output", "1=" + out, *constants)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return np.load(out)
+
+        got = run("--constant", "0=true", "--constant", "1=3", "--constant", "2=0.5")
+        want = np.array([x[i:i + 3].sum() * 0.5 + 100 for i in range(4)], dtype=np.float32)
+        np.testing.assert_array_equal(got, want)
+        got = run("--constant", "1=2")  # has_bias and scale unset: false and not defined
+        np.testing.assert_array_equal(got, np.array([x[i:i + 2].sum() for i in range(4)], dtype=np.float32))
+        p = self.mslsim("run", src, "--kernel", "k", "--grid", "1", "--threadgroup", "1", "--constant", "1=x")
+        self.assertFails(p, 2, "--constant 1=x: VALUE must be a number, true or false")
+
     def test_unknown_kernel(self):
         p = self.mslsim("run", self.metal, "--kernel", "nope", "--grid", "1", "--threadgroup", "1")
         self.assertFails(p, 2, "no kernel named 'nope'", "scale")

@@ -73,3 +73,12 @@ TEST(SourceRewriter, AttributeListsInContinuedMacroLinesKeepTheContinuation) {
   auto r = rewriteMslSource(src);
   EXPECT_EQ(r.text, "#define inst(n, f) template __attribute__((msl_host_name(n))) __attribute__((msl_kernel)) \\\n  decltype(f) f;\nx");
 }
+
+TEST(SourceRewriter, FunctionConstantsBecomeConstexprValuesWithADefinedFlag) {
+  auto r = rewriteMslSource("constant int width [[function_constant(1)]];\nx");
+  EXPECT_EQ(r.text,
+            "constexpr constant int width  = ::metal::__mslsim_fc::value<decltype(width)>(1); static constexpr bool "
+            "__mslsim_fc_defined_width = ::metal::__mslsim_fc::defined(1);\nx");
+  // Columns after the inserted words still map to the original text.
+  EXPECT_EQ(r.columns.originalColumn(1, 1 + 10 + 9), 10u);  // `int` is at column 10 in the original
+}

@@ -23,3 +23,7 @@
 #define __METAL_VERSION__ 320
 #define __HAVE_MSLSIM__ 1
 #define METAL_FUNC inline __attribute__((always_inline))
+// `constant T name [[function_constant(n)]]` is rewritten to a constexpr variable plus a flag
+// __mslsim_fc_defined_<name>; the values come from __mslsim/function_constants.h, which the front
+// end generates for each compilation.
+#define is_function_constant_defined(name) __mslsim_fc_defined_##name
