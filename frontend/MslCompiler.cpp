@@ -204,19 +204,6 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
   std::set<std::string> virtual_;
 };
 
-std::string lineOf(const std::string& text, unsigned line) {
-  size_t start = 0;
-  for (unsigned l = 1; l < line; ++l) {
-    start = text.find('\n', start);
-    if (start == std::string::npos) return "";
-    ++start;
-  }
-  size_t end = text.find('\n', start);
-  std::string s = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!s.empty() && s.back() == '\r') s.pop_back();
-  return s;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Diagnostics: collected as values, with columns mapped back to the user's original text.
 
@@ -256,7 +243,7 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
   }
 
   std::string sourceLine(const std::string& file, unsigned line) const {
-    if (const RewrittenFile* f = fs_.find(file)) return lineOf(f->original, line);
+    if (const RewrittenFile* f = fs_.find(file)) return SourceIndex::lineOfText(f->original, line);
     return "";
   }
 
@@ -785,7 +772,7 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
   if (const RewrittenFile* f = fs->find(mainPath))
     for (auto& w : f->rewritten.warnings)
       result.diagnostics.push_back({Diagnostic::Severity::Warning,
-                                    {path, w.line, w.column}, w.message, lineOf(source, w.line)});
+                                    {path, w.line, w.column}, w.message, SourceIndex::lineOfText(source, w.line)});
 
   // Code generation targets this machine (the JIT runs here); an unrecognised CPU model gets the
   // baseline with the features the host reports.

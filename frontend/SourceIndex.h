@@ -27,8 +27,11 @@ class SourceIndex {
   // The original text of `line` (1-based) of `file`, without its newline; "" if unknown.
   std::string line(const std::string& file, unsigned line) const {
     auto it = files_.find(file);
-    if (it == files_.end()) return "";
-    const std::string& text = it->second.original;
+    return it == files_.end() ? "" : lineOfText(it->second.original, line);
+  }
+
+  // Line `line` (1-based) of `text`, without its line ending; "" past the end.
+  static std::string lineOfText(const std::string& text, unsigned line) {
     size_t start = 0;
     for (unsigned l = 1; l < line; ++l) {
       start = text.find('\n', start);

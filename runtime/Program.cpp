@@ -33,14 +33,6 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-std::string lineOf(const std::string& text, unsigned line) {
-  std::stringstream ss(text);
-  std::string l;
-  for (unsigned i = 1; std::getline(ss, l); ++i)
-    if (i == line) return l;
-  return "";
-}
-
 }  // namespace
 
 CompileFailed::CompileFailed(std::string path, std::vector<Diagnostic> diagnostics)
@@ -164,7 +156,7 @@ const ExecutableKernel& Program::kernel(const std::string& name) const {
 
 std::string Program::describe(const SourcePosition& where) const {
   std::string line = sources_ ? sources_->line(where.file, where.line) : "";
-  if (line.empty() && where.file == path_) line = lineOf(source_, where.line);
+  if (line.empty() && where.file == path_) line = SourceIndex::lineOfText(source_, where.line);
   return describePosition(where, line);
 }
 
