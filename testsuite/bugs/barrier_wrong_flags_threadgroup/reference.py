@@ -1,22 +1,7 @@
 #!/usr/bin/env python3
-"""block_reverse: each block of 256 elements reversed."""
+"""barrier_wrong_flags_threadgroup: the same inputs (and reference outputs) as its fixed twin, barrier_wrong_flags_threadgroup_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n, tg = 1024, 256
-    x = rng.standard_normal(n).astype("<f4")
-    save("x.npy", x)
-    save("expected_1.npy", x.reshape(-1, tg)[:, ::-1].reshape(-1).copy())
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "barrier_wrong_flags_threadgroup_fixed", "reference.py"),
+               run_name="__main__")

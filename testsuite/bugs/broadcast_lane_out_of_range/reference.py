@@ -1,23 +1,7 @@
 #!/usr/bin/env python3
-"""subtract_pivot: halves minus element 40 of their block of 64."""
+"""broadcast_lane_out_of_range: the same inputs (and reference outputs) as its fixed twin, broadcast_lane_out_of_range_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n, tg, pivot = 256, 64, 40
-    x = rng.uniform(-4.0, 4.0, n).astype("<f2")
-    p = np.repeat(x[pivot::tg], tg)
-    save("x.npy", x)
-    save("expected_1.npy", (x - p).astype("<f2"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "broadcast_lane_out_of_range_fixed", "reference.py"),
+               run_name="__main__")

@@ -1,22 +1,7 @@
 #!/usr/bin/env python3
-"""block_sum_accumulate: the sum of 1024 uints in [1, 100)."""
+"""device_sum_across_threadgroups: the same inputs (and reference outputs) as its fixed twin, device_sum_across_threadgroups_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n = 1024
-    x = rng.integers(1, 100, n).astype("<u4")
-    save("x.npy", x)
-    save("expected_1.npy", np.array([x.sum()], dtype="<u4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "device_sum_across_threadgroups_fixed", "reference.py"),
+               run_name="__main__")

@@ -1,25 +1,7 @@
 #!/usr/bin/env python3
-"""blur3: 3-point blur with replicated borders of 1000 floats."""
+"""negative_index: the same inputs (and reference outputs) as its fixed twin, negative_index_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n = 1000
-    x = rng.standard_normal(n).astype("<f4")
-    left = np.concatenate([x[:1], x[:-1]])
-    right = np.concatenate([x[1:], x[-1:]])
-    y = np.float32(0.25) * left + np.float32(0.5) * x + np.float32(0.25) * right
-    save("x.npy", x)
-    save("expected_1.npy", y.astype("<f4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "negative_index_fixed", "reference.py"),
+               run_name="__main__")

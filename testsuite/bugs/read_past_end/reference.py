@@ -1,22 +1,7 @@
 #!/usr/bin/env python3
-"""forward_difference: np.diff of 1000 floats."""
+"""read_past_end: the same inputs (and reference outputs) as its fixed twin, read_past_end_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n = 1000
-    x = rng.standard_normal(n).astype("<f4")
-    save("x.npy", x)
-    save("expected_1.npy", (x[1:] - x[:-1]).astype("<f4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "read_past_end_fixed", "reference.py"),
+               run_name="__main__")

@@ -1,24 +1,7 @@
 #!/usr/bin/env python3
-"""concat: a (600 floats) followed by b (400 floats)."""
+"""read_past_end_buffer0: the same inputs (and reference outputs) as its fixed twin, read_past_end_buffer0_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    na, nb = 600, 400
-    a = rng.standard_normal(na).astype("<f4")
-    b = rng.standard_normal(nb).astype("<f4")
-    save("a.npy", a)
-    save("b.npy", b)
-    save("expected_2.npy", np.concatenate([a, b]))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "read_past_end_buffer0_fixed", "reference.py"),
+               run_name="__main__")

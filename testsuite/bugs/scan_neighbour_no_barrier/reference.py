@@ -1,23 +1,7 @@
 #!/usr/bin/env python3
-"""hillis_steele_scan: inclusive cumsum of each block of 256 elements."""
+"""scan_neighbour_no_barrier: the same inputs (and reference outputs) as its fixed twin, scan_neighbour_no_barrier_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n, tg = 1024, 256
-    x = rng.uniform(0.0, 1.0, n).astype("<f4")
-    incl = np.concatenate([np.cumsum(x[s:s + tg].astype(np.float64)) for s in range(0, n, tg)])
-    save("in.npy", x)
-    save("expected_1.npy", incl.astype("<f4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scan_neighbour_no_barrier_fixed", "reference.py"),
+               run_name="__main__")

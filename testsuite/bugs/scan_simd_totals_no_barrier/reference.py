@@ -1,23 +1,7 @@
 #!/usr/bin/env python3
-"""block_scan_simd: inclusive int cumsum of each block of 256 elements."""
+"""scan_simd_totals_no_barrier: the same inputs (and reference outputs) as its fixed twin, scan_simd_totals_no_barrier_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n, tg = 1024, 256
-    x = rng.integers(-50, 51, n).astype("<i4")
-    incl = np.concatenate([np.cumsum(x[s:s + tg].astype(np.int64)) for s in range(0, n, tg)])
-    save("in.npy", x)
-    save("expected_1.npy", incl.astype("<i4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scan_simd_totals_no_barrier_fixed", "reference.py"),
+               run_name="__main__")

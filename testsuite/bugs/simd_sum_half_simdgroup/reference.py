@@ -1,22 +1,7 @@
 #!/usr/bin/env python3
-"""simd_group_sums: sums of consecutive groups of 32 floats."""
+"""simd_sum_half_simdgroup: the same inputs (and reference outputs) as its fixed twin, simd_sum_half_simdgroup_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n = 256
-    x = rng.uniform(-1.0, 1.0, n).astype("<f4")
-    save("x.npy", x)
-    save("expected_1.npy", x.astype(np.float64).reshape(-1, 32).sum(axis=1).astype("<f4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "simd_sum_half_simdgroup_fixed", "reference.py"),
+               run_name="__main__")

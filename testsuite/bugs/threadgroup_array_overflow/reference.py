@@ -1,23 +1,7 @@
 #!/usr/bin/env python3
-"""forward_difference_tg: x[i + 1] - x[i] for 1024 floats, 0 for the last."""
+"""threadgroup_array_overflow: the same inputs (and reference outputs) as its fixed twin, threadgroup_array_overflow_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n = 1024
-    x = rng.standard_normal(n).astype("<f4")
-    nxt = np.concatenate([x[1:], x[-1:]])
-    save("x.npy", x)
-    save("expected_1.npy", (nxt - x).astype("<f4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "threadgroup_array_overflow_fixed", "reference.py"),
+               run_name="__main__")

@@ -1,22 +1,7 @@
 #!/usr/bin/env python3
-"""histogram_tg_arg: np.bincount of 1024 values in [0, 100)."""
+"""uninit_threadgroup_argument_bins: the same inputs (and reference outputs) as its fixed twin, uninit_threadgroup_argument_bins_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n, nbins = 1024, 100
-    v = rng.integers(0, nbins, n).astype("<u4")
-    save("values.npy", v)
-    save("expected_1.npy", np.bincount(v, minlength=nbins).astype("<u4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "uninit_threadgroup_argument_bins_fixed", "reference.py"),
+               run_name="__main__")

@@ -1,21 +1,7 @@
 #!/usr/bin/env python3
-"""linspace_fill: -2.5 + 0.01 * i in float32 for i < 1000 (no inputs)."""
+"""write_past_end_rounded_grid: the same inputs (and reference outputs) as its fixed twin, write_past_end_rounded_grid_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    n = 1000
-    start, step = np.float32(-2.5), np.float32(0.01)
-    save("expected_0.npy", (start + step * np.arange(n, dtype=np.float32)).astype("<f4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "write_past_end_rounded_grid_fixed", "reference.py"),
+               run_name="__main__")

@@ -1,22 +1,7 @@
 #!/usr/bin/env python3
-"""column_sums: column sums of a 64x32 float matrix."""
+"""write_write_different_values: the same inputs (and reference outputs) as its fixed twin, write_write_different_values_fixed."""
 import os
-import sys
-import numpy as np
+import runpy
 
-
-def main(outdir):
-    os.makedirs(outdir, exist_ok=True)
-    rng = np.random.default_rng(1234)
-
-    def save(name, array):
-        np.save(os.path.join(outdir, name), array)
-
-    rows, cols = 64, 32
-    m = rng.standard_normal((rows, cols)).astype("<f4")
-    save("m.npy", m.reshape(-1))
-    save("expected_1.npy", m.astype(np.float64).sum(axis=0).astype("<f4"))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else ".")
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "write_write_different_values_fixed", "reference.py"),
+               run_name="__main__")
