@@ -1,17 +1,26 @@
-// Plain single-threaded C++ loops, compiled -O2: the reference mslsim's kernels are measured against.
-// Usage: reference_loops softcap N | gemm N   -> prints "median_ms=F min_ms=F checksum=F"
+// Plain single-threaded C++ loops, compiled -O2: the native reference the benchmark kernels are
+// measured against. They read the same .npy inputs as the kernels and write their result as .npy,
+// so bench/run.py verifies them against numpy like every other run.
+//
+// Usage: reference_loops KERNEL REPEATS OUT.npy IN.npy...   -> prints "median_ms=F min_ms=F"
+//   add OUT A B | softcap OUT X (cap 5) | gemm OUT A B (square) | reduce OUT X (sums of 256)
+//   | depthwise OUT X[B][C][L] K[C][3] | scan OUT X (exclusive scans of 256)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "npy.h"
+
 namespace {
 
-template <class F>
-void timeIt(F&& f, int repeats, double checksum) {
+constexpr size_t kGroup = 256;  // the kernels' threadgroup size: reduce and scan work per group
+
+void timeIt(const std::function<void()>& f, int repeats) {
   std::vector<double> ms;
   for (int r = 0; r < repeats; ++r) {
     auto start = std::chrono::steady_clock::now();
@@ -19,50 +28,93 @@ void timeIt(F&& f, int repeats, double checksum) {
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("median_ms=%.3f min_ms=%.3f checksum=%.6g\n", ms[ms.size() / 2], ms[0], checksum);
+  std::printf("median_ms=%.3f min_ms=%.3f\n", ms[ms.size() / 2], ms[0]);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: reference_loops softcap|gemm N\n");
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: reference_loops add|softcap|gemm|reduce|depthwise|scan REPEATS OUT.npy IN.npy...\n");
     return 2;
   }
   std::string which = argv[1];
-  long n = std::atol(argv[2]);
-  if (which == "softcap") {
-    std::vector<float> x(n), y(n);
-    for (long i = 0; i < n; ++i) x[i] = float((i * 7919) % 2001 - 1000) * 0.01f;
-    const float cap = 5.0f;
-    auto run = [&] {
-      for (long i = 0; i < n; ++i) y[i] = cap * std::tanh(x[i] / cap);
+  int repeats = std::atoi(argv[2]);
+  std::string outPath = argv[3];
+  std::vector<npy::Array> in;
+  for (int i = 4; i < argc; ++i) in.push_back(npy::load(argv[i]));
+  const float* x = in[0].f32();
+  const size_t n = in[0].count();
+  std::vector<float> out;
+
+  std::function<void()> run;  // captures the branch's locals by value: they go out of scope
+  if (which == "add") {
+    const float* b = in.at(1).f32();
+    out.resize(n);
+    run = [=, &out] {
+      for (size_t i = 0; i < n; ++i) out[i] = x[i] + b[i];
     };
-    run();
-    double sum = 0;
-    for (float v : y) sum += v;
-    timeIt(run, 3, sum);
+  } else if (which == "softcap") {
+    const float cap = 5.0f;
+    out.resize(n);
+    run = [=, &out] {
+      for (size_t i = 0; i < n; ++i) out[i] = cap * std::tanh(x[i] / cap);
+    };
   } else if (which == "gemm") {
-    std::vector<float> a(n * n), b(n * n), c(n * n);
-    for (long i = 0; i < n * n; ++i) {
-      a[i] = float(i % 17) * 0.25f;
-      b[i] = float(i % 13) * 0.5f;
-    }
-    auto run = [&] {
-      std::fill(c.begin(), c.end(), 0.0f);
-      for (long i = 0; i < n; ++i)
-        for (long k = 0; k < n; ++k) {
-          float aik = a[i * n + k];
-          for (long j = 0; j < n; ++j) c[i * n + j] += aik * b[k * n + j];
+    // i-k-j order: the inner loop runs along rows of B and C, which -O2 vectorises.
+    const size_t m = in[0].shape.at(0);
+    const float* b = in.at(1).f32();
+    out.resize(m * m);
+    run = [=, &out] {
+      std::fill(out.begin(), out.end(), 0.0f);
+      for (size_t i = 0; i < m; ++i)
+        for (size_t k = 0; k < m; ++k) {
+          float aik = x[i * m + k];
+          for (size_t j = 0; j < m; ++j) out[i * m + j] += aik * b[k * m + j];
         }
     };
-    run();
-    double sum = 0;
-    for (float v : c) sum += v;
-    timeIt(run, 3, sum);
+  } else if (which == "reduce") {
+    out.resize(n / kGroup);
+    run = [=, &out] {
+      for (size_t g = 0; g < n / kGroup; ++g) {
+        float sum = 0.0f;
+        for (size_t i = 0; i < kGroup; ++i) sum += x[g * kGroup + i];
+        out[g] = sum;
+      }
+    };
+  } else if (which == "depthwise") {
+    const size_t C = in[0].shape.at(1), L = in[0].shape.at(2);
+    const float* k = in.at(1).f32();
+    out.resize(n);
+    run = [=, &out] {
+      for (size_t row = 0; row < n / L; ++row) {
+        const float* k3 = k + (row % C) * 3;
+        const float* xr = x + row * L;
+        float* yr = out.data() + row * L;
+        for (size_t t = 0; t < L; ++t) {
+          float v0 = t >= 1 ? xr[t - 1] : 0.0f;
+          float v2 = t + 1 < L ? xr[t + 1] : 0.0f;
+          yr[t] = v0 * k3[0] + xr[t] * k3[1] + v2 * k3[2];  // libm's fma() would be a call
+        }
+      }
+    };
+  } else if (which == "scan") {
+    out.resize(n);
+    run = [=, &out] {
+      for (size_t g = 0; g < n / kGroup; ++g) {
+        float running = 0.0f;
+        for (size_t i = g * kGroup; i < (g + 1) * kGroup; ++i) {
+          out[i] = running;
+          running += x[i];
+        }
+      }
+    };
   } else {
     std::fprintf(stderr, "unknown benchmark %s\n", which.c_str());
     return 2;
   }
+  run();  // warm-up: page in the output
+  timeIt(run, repeats);
+  npy::save(outPath, "<f4", out.data(), out.size());
   return 0;
 }

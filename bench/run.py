@@ -1,110 +1,402 @@
 #!/usr/bin/env python3
-"""Benchmarks mslsim against plain single-threaded C++ loops compiled -O2, in one run on one machine.
+"""Benchmarks mslsim side by side with POCL, Oclgrind and plain C++ loops, in one run on one machine.
 
-Usage: /usr/bin/python3 bench/run.py [--build build] [--quick]
-Each mslsim run is checked against numpy before its time counts. Prints a Markdown table."""
+Usage: /usr/bin/python3 bench/run.py [--build build] [--quick] [--only NAME ...]
+
+Every kernel is written twice, in MSL for mslsim and in OpenCL C for the peers (bench/kernels/),
+with the same sizes and threadgroup shapes. Runs, per kernel:
+  * mslsim --check none on one core (taskset -c 0) and with its default workers (one per core),
+    mslsim --check all; compile time cold (empty MSLSIM_CACHE_DIR) and cached, from --timing;
+  * POCL through bench/opencl_host (median kernel time between clFinish calls; build separately);
+  * Oclgrind, with and without --data-races, through its `oclgrind` wrapper, at a smaller size
+    it finishes in seconds; its time is scaled up by the work ratio (shown in the table);
+  * bench/reference_loops: a plain single-threaded C++ loop compiled -O2.
+Every run's output is checked against numpy before its time counts; a mismatch stops the script.
+Prints the machine description and Markdown tables to stdout."""
 import argparse
+import dataclasses
 import os
 import platform
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TIMING = re.compile(r"timing: compile_ms=([0-9.]+) dispatch_ms_median=([0-9.]+) dispatch_ms_min=([0-9.]+)")
+KERNELS = os.path.join(HERE, "kernels")
+MSLSIM_TIMING = re.compile(r"timing: compile_ms=([0-9.]+) dispatch_ms_median=([0-9.]+)")
+HOST_TIMING = re.compile(r"build_ms=([0-9.]+) first_ms=([0-9.]+) kernel_ms_median=([0-9.]+)")
+NO_SUBGROUPS = "n/a (no sub-groups)"
 
 
-def mslsim(build, args, checks="none"):
-    p = subprocess.run([os.path.join(build, "bin", "mslsim"), "run", *args, "--repeat", "3", "--timing",
-                        "--check", checks], capture_output=True, text=True, env=ENV)
-    if p.returncode != 0:
-        sys.exit("mslsim failed: " + p.stderr)
-    m = TIMING.search(p.stderr)
-    return float(m.group(1)), float(m.group(2))
+class BenchError(Exception):
+    pass
 
 
-def reference(build, which, n):
-    p = subprocess.run([os.path.join(build, "bench", "reference_loops"), which, str(n)],
-                       capture_output=True, text=True, check=True)
-    return float(re.search(r"median_ms=([0-9.]+)", p.stdout).group(1))
+@dataclasses.dataclass
+class Case:
+    """One kernel at one size: its arguments (in the same order for MSL buffer indices and OpenCL
+    argument indices), its launch shape, and what numpy says the output must be."""
+    args: list            # ("npy", array) | ("zeros", count) | ("uint", value) | ("float", value)
+    grid: tuple           # threads (OpenCL global size)
+    group: tuple          # threads per threadgroup (OpenCL local size)
+    out: int              # index of the argument that holds the result
+    expected: np.ndarray  # float64
+    rtol: float
+    atol: float
+    work: float           # for scaling Oclgrind's time from its smaller size
+    label: str            # the size, for the table
 
 
-ENV = dict(os.environ)  # MSLSIM_CACHE_DIR is set to a fresh directory in main()
+@dataclasses.dataclass
+class Bench:
+    name: str
+    title: str
+    metal: str            # bench/kernels/NAME.metal, kernel function name below
+    kernel: str
+    cl: str               # bench/kernels/NAME.cl, same function name
+    subgroups: bool       # the OpenCL version needs cl_khr_subgroups
+    reference: str        # reference_loops KERNEL
+    make: object          # (size, rng) -> Case
+    full: int
+    quick: int
+    grind: int            # the size Oclgrind runs at (full mode)
+    grind_quick: int
 
 
-def cached_compile_ms(build, args):
-    """Compile time of a second process: the kernel comes from the on-disk cache."""
-    return mslsim(build, args)[0]
+def human(n):
+    for unit, scale in (("M", 1 << 20), ("K", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale}{unit}"
+    return str(n)
 
 
-def checked_times(build, args):
-    """Dispatch times with the default checks (bounds,sync) and with every check."""
-    return [mslsim(build, args, checks)[1] for checks in ("bounds,sync", "all")]
+def uniform(rng, n):
+    return rng.standard_normal(n).astype(np.float32)
 
 
-def softcap(build, tmp, n):
-    rng = np.random.default_rng(0)
-    x = (rng.standard_normal(n) * 10).astype(np.float32)
-    np.save(os.path.join(tmp, "x.npy"), x)
-    out = os.path.join(tmp, "y.npy")
-    args = [
-        os.path.join(ROOT, "examples", "soft_cap", "kernel.metal"), "--kernel", "soft_cap",
-        "--grid", str(n), "--threadgroup", "256",
-        "--buffer", "0=" + os.path.join(tmp, "x.npy"), "--buffer", f"1=zeros:float32:{n}",
-        "--buffer", "2=scalar:float32:5.0", "--buffer", f"3=scalar:uint32:{n}", "--output", "1=" + out]
-    compile_ms, run_ms = mslsim(build, args)
-    expected = 5.0 * np.tanh(x.astype(np.float64) / 5.0)
-    if not np.allclose(np.load(out), expected, rtol=2e-6, atol=1e-6):
-        sys.exit("soft cap: mslsim's output does not match numpy")
-    return compile_ms, cached_compile_ms(build, args), run_ms, reference(build, "softcap", n), *checked_times(build, args)
+def make_add(n, rng):
+    a, b = uniform(rng, n), uniform(rng, n)
+    return Case([("npy", a), ("npy", b), ("zeros", n), ("uint", n)], (n,), (256,), 2,
+                (a + b).astype(np.float64), 0, 0, n, f"{human(n)} floats")
 
 
-def gemm(build, tmp, n):
-    rng = np.random.default_rng(0)
+def make_softcap(n, rng):
+    x = uniform(rng, n) * 10
+    return Case([("npy", x), ("zeros", n), ("float", 5.0), ("uint", n)], (n,), (256,), 1,
+                5.0 * np.tanh(x.astype(np.float64) / 5.0), 1e-5, 1e-5, n, f"{human(n)} floats")
+
+
+def make_gemm(n, rng):
     a = rng.standard_normal((n, n), dtype=np.float32)
     b = rng.standard_normal((n, n), dtype=np.float32)
-    np.save(os.path.join(tmp, "a.npy"), a)
-    np.save(os.path.join(tmp, "b.npy"), b)
-    np.save(os.path.join(tmp, "shape.npy"), np.array([n, n, n], dtype=np.uint32))
-    out = os.path.join(tmp, "c.npy")
-    groups = (n + 15) // 16
-    args = [
-        os.path.join(ROOT, "examples", "tiled_gemm_16x16", "kernel.metal"), "--kernel", "gemm_tiled_16x16",
-        "--dispatch", "threadgroups", "--grid", f"{groups},{groups}", "--threadgroup", "16,16",
-        "--buffer", "0=" + os.path.join(tmp, "a.npy"), "--buffer", "1=" + os.path.join(tmp, "b.npy"),
-        "--buffer", f"2=zeros:float32:{n * n}", "--buffer", "3=" + os.path.join(tmp, "shape.npy"),
-        "--output", "2=" + out]
-    compile_ms, run_ms = mslsim(build, args)
-    expected = a.astype(np.float64) @ b.astype(np.float64)
-    if not np.allclose(np.load(out).reshape(n, n), expected, rtol=1e-4, atol=1e-3):
-        sys.exit("gemm: mslsim's output does not match numpy")
-    return compile_ms, cached_compile_ms(build, args), run_ms, reference(build, "gemm", n), *checked_times(build, args)
+    shape = np.array([n, n, n], dtype=np.uint32)
+    return Case([("npy", a), ("npy", b), ("zeros", n * n), ("npy", shape)], (n, n), (16, 16), 2,
+                (a.astype(np.float64) @ b).ravel(), 1e-4, 1e-3, float(n) ** 3, f"{n}x{n}")
+
+
+def make_reduce(n, rng):
+    x = uniform(rng, n)
+    return Case([("npy", x), ("zeros", n // 256), ("uint", n)], (n,), (256,), 1,
+                x.astype(np.float64).reshape(-1, 256).sum(axis=1), 1e-4, 1e-3, n, f"{human(n)} floats")
+
+
+def make_depthwise(n, rng):
+    channels, length = 512, 4096
+    batch = max(1, n // (channels * length))
+    if batch * channels * length != n:  # small sizes: fewer channels
+        channels = n // length
+    x = rng.standard_normal((batch, channels, length), dtype=np.float32)
+    k = rng.standard_normal((channels, 3), dtype=np.float32)
+    params = np.array([batch, channels, length], dtype=np.uint32)
+    xd, kd = x.astype(np.float64), k.astype(np.float64)[None, :, :, None]
+    padded = np.pad(xd, ((0, 0), (0, 0), (1, 1)))
+    y = padded[:, :, :-2] * kd[:, :, 0] + padded[:, :, 1:-1] * kd[:, :, 1] + padded[:, :, 2:] * kd[:, :, 2]
+    return Case([("npy", params), ("npy", x), ("npy", k), ("zeros", n)], (n,), (256,), 3,
+                y.ravel(), 1e-5, 1e-5, n, f"({batch}, {channels}, {length})")
+
+
+def make_scan(n, rng):
+    x = uniform(rng, n)
+    blocks = x.astype(np.float64).reshape(-1, 256)
+    exclusive = np.cumsum(blocks, axis=1) - blocks
+    return Case([("npy", x), ("zeros", n), ("zeros", n // 256), ("uint", n)], (n,), (256,), 1,
+                exclusive.ravel(), 1e-4, 1e-3, n, f"{human(n)} floats")
+
+
+M = 1 << 20
+BENCHES = [
+    Bench("add", "element-wise add", "add", "add", "add", False, "add", make_add, 16 * M, 256 << 10, M, 64 << 10),
+    Bench("softcap", "soft cap c·tanh(x/c)", "softcap", "soft_cap", "softcap", False, "softcap", make_softcap,
+          16 * M, 256 << 10, M, 64 << 10),
+    Bench("gemm512", "tiled SGEMM 16x16", "gemm", "gemm_tiled_16x16", "gemm", False, "gemm", make_gemm,
+          512, 64, 128, 32),
+    Bench("gemm1024", "tiled SGEMM 16x16", "gemm", "gemm_tiled_16x16", "gemm", False, "gemm", make_gemm,
+          1024, 128, 128, 32),
+    Bench("reduce", "tree reduction, barriers", "reduce", "reduce_tree", "reduce", False, "reduce", make_reduce,
+          16 * M, 256 << 10, 256 << 10, 16 << 10),
+    Bench("reduce_simd", "reduction with simd_sum", "reduce_simd", "reduce_simd", "reduce_simd", True, "reduce",
+          make_reduce, 16 * M, 256 << 10, 256 << 10, 16 << 10),
+    Bench("depthwise", "depthwise conv, 3 taps", "depthwise", "depthwise3", "depthwise", False, "depthwise",
+          make_depthwise, 16 * M, 256 << 10, M, 64 << 10),
+    Bench("scan", "2-level simd_prefix_exclusive_sum scan", "scan", "scan_block", "scan", True, "scan", make_scan,
+          16 * M, 256 << 10, 256 << 10, 16 << 10),
+]
+
+
+class Runner:
+    def __init__(self, build, tmp, quick):
+        self.build, self.tmp, self.quick = build, tmp, quick
+        self.env = dict(os.environ)
+        # Fresh compile caches: the first mslsim run of each kernel compiles cold, and so does POCL.
+        self.env["MSLSIM_CACHE_DIR"] = os.path.join(tmp, "mslsim-cache")
+        self.env["POCL_CACHE_DIR"] = os.path.join(tmp, "pocl-cache")
+        self.mslsim_bin = os.path.join(build, "bin", "mslsim")
+        self.host = os.path.join(build, "bench", "opencl_host")
+        self.reference_bin = os.path.join(build, "bench", "reference_loops")
+        self.repeats = 1 if quick else 3
+        self.saved = {}  # id(array) -> (path, array)
+        self.peers = {}  # "pocl" / "oclgrind" -> info dict, or a reason it is not available
+        for peer in ("pocl", "oclgrind"):
+            self.peers[peer] = self.peer_info(peer)
+
+    def run(self, cmd, what):
+        p = subprocess.run(cmd, capture_output=True, text=True, env=self.env)
+        if p.returncode != 0:
+            raise BenchError(f"{what} failed ({p.returncode}): {' '.join(cmd)}\n{p.stdout}{p.stderr}")
+        return p
+
+    def peer_prefix(self, peer, data_races=False):
+        if peer == "pocl":
+            return []
+        # Debian's oclgrind is a wrapper that preloads its OpenCL runtime (liboclgrind-rt.so) and
+        # execs the program; its ICD is not registered, so this is the reproducible way to reach it.
+        return ["oclgrind", "--num-threads", str(os.cpu_count())] + (["--data-races"] if data_races else [])
+
+    def peer_info(self, peer):
+        if not os.path.exists(self.host):
+            return "n/a (opencl_host not built: no OpenCL headers/loader)"
+        if peer == "oclgrind" and not shutil.which("oclgrind"):
+            return "n/a (oclgrind not installed)"
+        p = subprocess.run(self.peer_prefix(peer) + [self.host, "--platform", peer, "--info"],
+                           capture_output=True, text=True, env=self.env)
+        if p.returncode != 0:
+            return f"n/a ({peer} platform not found)"
+        return dict(line.split("=", 1) for line in p.stdout.splitlines() if "=" in line)
+
+    def save(self, name, index, array):
+        """The array as a .npy file, written once however many runs read it."""
+        key = id(array)
+        if key not in self.saved:
+            self.saved[key] = (os.path.join(self.tmp, f"{name}_{index}_{len(self.saved)}.npy"), array)
+            np.save(self.saved[key][0], array)
+        return self.saved[key][0]
+
+    def output(self, name):
+        path = os.path.join(self.tmp, f"{name}.out.npy")
+        if os.path.exists(path):
+            os.remove(path)  # a run that writes nothing must not pass on an earlier run's output
+        return path
+
+    def verify(self, what, case, path):
+        got = np.load(path).astype(np.float64).ravel()
+        if got.shape != case.expected.shape or not np.allclose(got, case.expected, rtol=case.rtol, atol=case.atol):
+            worst = np.max(np.abs(got - case.expected)) if got.shape == case.expected.shape else "shape"
+            raise BenchError(f"{what}: output does not match numpy (max abs error {worst})")
+
+    def mslsim(self, bench, case, checks, one_core=False, repeats=None):
+        """Returns (compile_ms, dispatch_ms) after checking the output."""
+        out = self.output(f"{bench.name}_mslsim")
+        cmd = ["taskset", "-c", "0"] if one_core else []
+        cmd += [self.mslsim_bin, "run", os.path.join(KERNELS, bench.metal + ".metal"), "--kernel", bench.kernel,
+                "--grid", ",".join(map(str, case.grid)), "--threadgroup", ",".join(map(str, case.group)),
+                "--check", checks, "--timing", "--repeat", str(repeats or self.repeats), "--timeout", "3600",
+                "--output", f"{case.out}={out}"]
+        for i, (kind, value) in enumerate(case.args):
+            spec = {"npy": lambda: self.save(bench.name, i, value), "zeros": lambda: f"zeros:float32:{value}",
+                    "uint": lambda: f"scalar:uint32:{value}", "float": lambda: f"scalar:float32:{value}"}[kind]()
+            cmd += ["--buffer", f"{i}={spec}"]
+        p = self.run(cmd, f"mslsim {bench.name} --check {checks}")
+        self.verify(f"mslsim {bench.name} --check {checks}", case, out)
+        m = MSLSIM_TIMING.search(p.stderr)
+        return float(m.group(1)), float(m.group(2))
+
+    def peer(self, peer, bench, case, data_races=False):
+        """Returns (build_ms, kernel_ms) after checking the output, or the reason it cannot run."""
+        info = self.peers[peer]
+        if isinstance(info, str):
+            return info
+        if bench.subgroups and info.get("subgroups") != "1":
+            return NO_SUBGROUPS
+        out = self.output(f"{bench.name}_{peer}")
+        cmd = self.peer_prefix(peer, data_races) + [
+            self.host, "--platform", peer, "--file", os.path.join(KERNELS, bench.cl + ".cl"), "--kernel", bench.kernel,
+            "--global", ",".join(map(str, case.grid)), "--local", ",".join(map(str, case.group)),
+            "--output", f"{case.out}={out}"]
+        if peer == "oclgrind":
+            cmd += ["--repeat", "1", "--warmup", "0"]  # an interpreter: nothing to warm up
+        else:
+            cmd += ["--repeat", str(max(self.repeats, 5)), "--warmup", "1"]
+        if bench.subgroups:
+            cmd += ["--build-options", "-cl-std=CL3.0" if "OpenCL 3" in info["version"] else "-cl-std=CL2.0"]
+        for i, (kind, value) in enumerate(case.args):
+            spec = {"npy": lambda: "npy:" + self.save(bench.name, i, value), "zeros": lambda: f"zeros:float32:{value}",
+                    "uint": lambda: f"uint:{value}", "float": lambda: f"float:{value}"}[kind]()
+            cmd += ["--arg", spec]
+        what = f"{peer}{' --data-races' if data_races else ''} {bench.name}"
+        p = self.run(cmd, what)
+        # Oclgrind reports the errors it finds (races, out-of-bounds) on stderr and carries on.
+        if peer == "oclgrind" and "Oclgrind" in p.stderr:
+            raise BenchError(f"{what}: Oclgrind reported errors:\n{p.stderr[:4000]}")
+        self.verify(what, case, out)
+        m = HOST_TIMING.search(p.stdout)
+        return float(m.group(1)), float(m.group(3))
+
+    def reference(self, bench, case):
+        out = self.output(f"{bench.name}_cpp")
+        inputs = [self.save(bench.name, i, value) for i, (kind, value) in enumerate(case.args)
+                  if kind == "npy" and value.dtype == np.float32]
+        p = self.run([self.reference_bin, bench.reference, str(1 if self.quick else 5), out, *inputs],
+                     f"reference_loops {bench.name}")
+        self.verify(f"C++ {bench.name}", case, out)
+        return float(re.search(r"median_ms=([0-9.]+)", p.stdout).group(1))
+
+    def measure(self, bench):
+        rng = np.random.default_rng(0)
+        case = bench.make(bench.quick if self.quick else bench.full, rng)
+        row = {"bench": bench, "case": case}
+        log(f"{bench.name} at {case.label}: mslsim")
+        row["compile_cold"], row["none2"] = self.mslsim(bench, case, "none")
+        row["compile_cached"], row["none1"] = self.mslsim(bench, case, "none", one_core=True)
+        # --check all: races and uninit checks run on one worker whatever the core count (Executor).
+        row["all"] = self.mslsim(bench, case, "all", repeats=1)[1]
+        log(f"{bench.name}: C++, POCL")
+        row["cpp"] = self.reference(bench, case)
+        row["pocl"] = self.peer("pocl", bench, case)
+        grind_case = bench.make(bench.grind_quick if self.quick else bench.grind, np.random.default_rng(1))
+        row["grind_case"] = grind_case
+        scale = case.work / grind_case.work
+        for key, races in (("grind", False), ("grind_races", True)):
+            log(f"{bench.name}: Oclgrind{' --data-races' if races else ''} at {grind_case.label}")
+            r = self.peer("oclgrind", bench, grind_case, data_races=races)
+            row[key] = r if isinstance(r, str) else (r[0], r[1] * scale)
+        row["scale"] = scale
+        return row
+
+
+def log(message):
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def ms(v):
+    if isinstance(v, str):
+        return v
+    return f"{v:,.0f}" if v >= 100 else f"{v:.1f}" if v >= 1 else f"{v:.2f}"
+
+
+def ratio(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        return "n/a"
+    r = a / b
+    return f"{r:,.0f}x" if r >= 100 else f"{r:.1f}x" if r >= 1 else f"{r:.2f}x"
+
+
+def peer_ms(r):
+    return r if isinstance(r, str) else r[1]
+
+
+def machine(runner):
+    lines = []
+    try:
+        lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        model = re.search(r"Model name:\s*(.*)", lscpu).group(1).strip()
+        hyper = re.search(r"Hypervisor vendor:\s*(.*)", lscpu)
+        lines.append(f"CPU: {model}, {os.cpu_count()} cores" + (f" ({hyper.group(1).strip()} guest)" if hyper else ""))
+    except (OSError, AttributeError):
+        lines.append(f"CPU: {platform.machine()}, {os.cpu_count()} cores")
+    with open("/proc/meminfo") as f:
+        lines.append(f"memory: {int(f.readline().split()[1]) // (1 << 20)} GiB; kernel {platform.release()}")
+    try:
+        with open("/etc/os-release") as f:
+            lines.append(re.search(r'PRETTY_NAME="(.*)"', f.read()).group(1))
+    except (OSError, AttributeError):
+        pass
+    rev = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    lines.append(f"mslsim: {rev}{' (plus uncommitted changes)' if dirty else ''}; build {runner.build}")
+    for peer, info in runner.peers.items():
+        lines.append(f"{peer}: " + (info if isinstance(info, str) else f"{info['platform']}; {info['device']}"))
+    return lines
+
+
+def print_tables(rows, runner, load_before, seconds):
+    print("## Machine")
+    print()
+    for line in machine(runner):
+        print(f"* {line}")
+    print(f"* load average before the run: {load_before}; the run took {seconds:.0f} s"
+          f"{' (--quick: small sizes, one repeat)' if runner.quick else ''}")
+    print()
+    print("## Run time (ms, medians; every output verified against numpy)")
+    print()
+    print("mslsim 1 core = `taskset -c 0` (the CLI has no worker-count option; its default is one worker per "
+          "core); mslsim default = one worker per core. `--check all` always runs on one worker (race and "
+          "uninitialised-read checks keep state across threadgroups). Oclgrind runs at the size in its column and "
+          "its time is multiplied by the work ratio shown; ratios use mslsim default workers.")
+    print()
+    print("| kernel | size | C++ -O2 (1 thread) | POCL | mslsim none, 1 core | mslsim none, default | mslsim --check all "
+          "| Oclgrind size (scale) | Oclgrind | Oclgrind --data-races | mslsim / POCL | mslsim / C++ "
+          "| Oclgrind-dr / mslsim none | Oclgrind-dr / mslsim all |")
+    print("|" + "---|" * 14)
+    for r in rows:
+        b, c = r["bench"], r["case"]
+        grind_races = peer_ms(r["grind_races"])
+        print(f"| {b.title} | {c.label} | {ms(r['cpp'])} | {ms(peer_ms(r['pocl']))} | {ms(r['none1'])} "
+              f"| {ms(r['none2'])} | {ms(r['all'])} | {r['grind_case'].label} (x{r['scale']:g}) "
+              f"| {ms(peer_ms(r['grind']))} | {ms(grind_races)} | {ratio(r['none2'], peer_ms(r['pocl']))} "
+              f"| {ratio(r['none2'], r['cpp'])} | {ratio(grind_races, r['none2'])} | {ratio(grind_races, r['all'])} |")
+    print()
+    print("## Compile time (ms)")
+    print()
+    print("mslsim: `compile_ms` from `--timing` in a new process, with an empty compile cache (cold) and with the "
+          "kernel in the on-disk cache (cached). POCL: clBuildProgram with an empty kernel cache (its per-local-size "
+          "code generation happens at the first enqueue, not counted). Oclgrind: clBuildProgram.")
+    print()
+    print("| kernel | mslsim cold | mslsim cached | POCL build | Oclgrind build |")
+    print("|---|---|---|---|---|")
+    seen = set()
+    for r in rows:
+        b = r["bench"]
+        if b.metal in seen:
+            continue
+        seen.add(b.metal)
+        pocl = r["pocl"] if isinstance(r["pocl"], str) else ms(r["pocl"][0])
+        grind = r["grind"] if isinstance(r["grind"], str) else ms(r["grind"][0])
+        print(f"| {b.metal}.metal / .cl | {ms(r['compile_cold'])} | {ms(r['compile_cached'])} | {pocl} | {grind} |")
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--quick", action="store_true", help="small sizes, one repeat: a smoke run")
+    parser.add_argument("--only", nargs="+", choices=[b.name for b in BENCHES], help="run only these kernels")
     args = parser.parse_args()
-    softcap_n = 1 << 20 if args.quick else 16 << 20
-    gemm_n = 128 if args.quick else 512
-    with tempfile.TemporaryDirectory() as tmp:
-        ENV["MSLSIM_CACHE_DIR"] = os.path.join(tmp, "cache")
-        rows = [(f"soft cap, {softcap_n} floats", *softcap(args.build, tmp, softcap_n)),
-                (f"tiled SGEMM 16x16, {gemm_n}x{gemm_n}", *gemm(args.build, tmp, gemm_n))]
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores; mslsim with one worker per core "
-          f"(one worker with races/uninit checks)")
-    print()
-    print("| kernel | compile ms cold / cached | dispatch ms, --check none | C++ -O2 loop ms (1 thread) "
-          "| mslsim / C++ | default checks (bounds,sync) | --check all |")
-    print("|---|---|---|---|---|---|---|")
-    for name, compile_ms, cached_ms, run_ms, ref_ms, default_ms, all_ms in rows:
-        print(f"| {name} | {compile_ms:.0f} / {cached_ms:.1f} | {run_ms:.1f} | {ref_ms:.1f} | {run_ms / ref_ms:.2f}x "
-              f"| {default_ms:.1f} ({default_ms / run_ms:.1f}x) | {all_ms:.1f} ({all_ms / run_ms:.1f}x) |")
+    build = os.path.abspath(args.build)
+    load_before = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    start = time.time()
+    with tempfile.TemporaryDirectory(prefix="mslsim-bench-") as tmp:
+        runner = Runner(build, tmp, args.quick)
+        try:
+            rows = [runner.measure(b) for b in BENCHES if not args.only or b.name in args.only]
+        except BenchError as e:
+            sys.exit(f"bench: {e}")
+    print_tables(rows, runner, load_before, time.time() - start)
 
 
 if __name__ == "__main__":
