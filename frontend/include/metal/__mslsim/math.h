@@ -73,7 +73,60 @@ template <class V, class F> METAL_FUNC __bool_of<V> __pred(const V& a, F f) {
       float x = float(a), y = float(b), z = float(c); return E(expr); });               \
   }
 
-METAL_FUNC float __fract(float x) { return __builtin_fminf(x - __builtin_floorf(x), 0x1.fffffep-1f); }
+// A double result rounded once to E (bfloat: to float rounding to odd first, so that the second
+// rounding cannot go wrong).
+template <class E> METAL_FUNC E __from_f64(double d) {
+  if constexpr (__is_same(E, bfloat)) {
+    float f = float(d);
+    if (d == d && !__builtin_isinf(f) && double(f) != d) {
+      unsigned u = __builtin_bit_cast(unsigned, f);
+      if (!(u & 1u)) f = __builtin_bit_cast(float, __builtin_fabs(d) > __builtin_fabs(double(f)) ? u + 1u : u - 1u);
+    }
+    return bfloat(f);
+  } else return E(d);
+}
+// fract(x) = fmin(x - floor(x), the largest E below 1); NaN stays NaN.
+template <class E> METAL_FUNC E __fract1(E e) {
+  float x = float(e);
+  if (x != x) return e;
+  E r = E(x - __builtin_floorf(x));
+  typedef conditional_t<sizeof(E) == 4, unsigned, unsigned short> B;
+  if (float(r) >= 1.0f) r = __builtin_bit_cast(E, B(__builtin_bit_cast(B, E(1.0f)) - 1u));
+  return r;
+}
+// sinpi, cospi, tanpi: the argument is reduced exactly (fmod is exact) to [-1/2, 1/2] before
+// multiplying by pi in double, so integers and half-integers give exact zeros and ones (signs as C23).
+METAL_FUNC double __sinpi_red(double r) {  // r in (-2, 2): sin(pi r)
+  if (r > 1) r -= 2; else if (r < -1) r += 2;
+  if (r > 0.5) r = 1 - r; else if (r < -0.5) r = -1 - r;
+  return __builtin_sin(3.14159265358979323846 * r);
+}
+METAL_FUNC double __sinpi_d(float x) {
+  if (__builtin_isinf(x)) return double(x - x);
+  double s = __sinpi_red(__builtin_fmod(double(x), 2.0));
+  return s == 0 ? __builtin_copysign(0.0, double(x)) : s;
+}
+METAL_FUNC double __cospi_d(float x) {
+  if (__builtin_isinf(x)) return double(x - x);
+  double r = __builtin_fabs(__builtin_fmod(double(x), 2.0));
+  if (r > 1) r = 2 - r;
+  return __builtin_sin(3.14159265358979323846 * (0.5 - r)) + 0.0;  // cos(pi r); +0 at half-integers
+}
+METAL_FUNC double __tanpi_d(float x) { return __sinpi_d(x) / __cospi_d(x); }
+// fma of half/bfloat: the product is exact in double; the sum is rounded to odd (TwoSum) and then
+// once to E, which gives the correctly rounded result (a float fma then a second rounding does not).
+template <class E> METAL_FUNC E __fma1(E a, E b, E c) {
+  if constexpr (__is_same(E, float)) return __builtin_fmaf(a, b, c);
+  else {
+    double p = double(float(a)) * double(float(b)), q = double(float(c));
+    double s = p + q, bb = s - p, err = (p - (s - bb)) + (q - bb);
+    if (err != 0 && !__builtin_isinf(s) && s == s) {
+      unsigned long u = __builtin_bit_cast(unsigned long, s);
+      if (!(u & 1ul)) s = __builtin_bit_cast(double, (err > 0) == (s > 0) ? u + 1ul : u - 1ul);
+    }
+    return __from_f64<E>(s);
+  }
+}
 METAL_FUNC float __sign(float x) { return x > 0.0f ? 1.0f : x < 0.0f ? -1.0f : x == x ? x : 0.0f; }
 METAL_FUNC float __median3(float x, float y, float z) {
   // NaN is treated as missing data, as MSL's fmedian3 specifies.
@@ -86,9 +139,8 @@ __MSLSIM_F1(ceil, __builtin_ceilf(x))
 __MSLSIM_F1(round, __builtin_roundf(x))
 __MSLSIM_F1(rint, __builtin_rintf(x))
 __MSLSIM_F1(trunc, __builtin_truncf(x))
-__MSLSIM_F1(fract, __fract(x))
 __MSLSIM_F1(sqrt, __builtin_sqrtf(x))
-__MSLSIM_F1(rsqrt, 1.0f / __builtin_sqrtf(x))
+__MSLSIM_F1(rsqrt, __from_f64<E>(1.0 / __builtin_sqrt(double(x))))  // correctly rounded
 __MSLSIM_F1(cbrt, __builtin_cbrtf(x))
 __MSLSIM_F1(exp, __builtin_expf(x))
 __MSLSIM_F1(exp2, __builtin_exp2f(x))
@@ -108,9 +160,9 @@ __MSLSIM_F1(tanh, __builtin_tanhf(x))
 __MSLSIM_F1(asinh, __builtin_asinhf(x))
 __MSLSIM_F1(acosh, __builtin_acoshf(x))
 __MSLSIM_F1(atanh, __builtin_atanhf(x))
-__MSLSIM_F1(sinpi, __builtin_sinf(M_PI_F * x))
-__MSLSIM_F1(cospi, __builtin_cosf(M_PI_F * x))
-__MSLSIM_F1(tanpi, __builtin_tanf(M_PI_F * x))
+__MSLSIM_F1(sinpi, __from_f64<E>(__sinpi_d(x)))
+__MSLSIM_F1(cospi, __from_f64<E>(__cospi_d(x)))
+__MSLSIM_F1(tanpi, __from_f64<E>(__tanpi_d(x)))
 __MSLSIM_F1(saturate, __builtin_fminf(__builtin_fmaxf(x, 0.0f), 1.0f))
 __MSLSIM_F1(sign, __sign(x))
 __MSLSIM_F2(fmin, __builtin_fminf(x, y))
@@ -123,7 +175,6 @@ __MSLSIM_F2(atan2, __builtin_atan2f(x, y))
 __MSLSIM_F2(copysign, __builtin_copysignf(x, y))
 __MSLSIM_F2(divide, x / y)
 __MSLSIM_F2(step, y < x ? 0.0f : 1.0f)
-__MSLSIM_F3(fma, __builtin_fmaf(x, y, z))
 __MSLSIM_F3(mix, x + (y - x) * z)
 __MSLSIM_F3(fmin3, __builtin_fminf(__builtin_fminf(x, y), z))
 __MSLSIM_F3(fmax3, __builtin_fmaxf(__builtin_fmaxf(x, y), z))
@@ -134,6 +185,15 @@ __MSLSIM_F3(smoothstep, [](float t) { return t * t * (3.0f - 2.0f * t); }(
 #undef __MSLSIM_F2
 #undef __MSLSIM_F3
 
+template <class X, class V = __fp_t<X>> METAL_FUNC V fract(const X& x) {
+  typedef typename __vt<V>::elem E;
+  return __map1(V(x), [](E e) { return __fract1(e); });
+}
+template <class X, class Y, class Z, class V = __fp_t<__common3_t<X, Y, Z>>>
+METAL_FUNC V fma(const X& x, const Y& y, const Z& z) {
+  typedef typename __vt<V>::elem E;
+  return __map3(V(x), V(y), V(z), [](E a, E b, E c) { return __fma1(a, b, c); });
+}
 template <class X, class V = __fp_t<X>> METAL_FUNC V sincos(const X& x, thread V& cosval) {
   cosval = cos(x);
   return sin(x);
@@ -141,7 +201,9 @@ template <class X, class V = __fp_t<X>> METAL_FUNC V sincos(const X& x, thread V
 template <class X, class V = __fp_t<X>> METAL_FUNC V modf(const X& x, thread V& intval) {
   intval = trunc(x);
   typedef typename __vt<V>::elem E;
-  return __map2(V(x), intval, [](E a, E i) { return __builtin_isinf(float(a)) ? E(__builtin_copysignf(0.0f, float(a))) : E(float(a) - float(i)); });
+  // The fraction has the sign of x, also when it is zero (modf(-3) = -0).
+  return __map2(V(x), intval, [](E a, E i) {
+    return E(__builtin_copysignf(__builtin_isinf(float(a)) ? 0.0f : float(a) - float(i), float(a))); });
 }
 template <class X, class V = __fp_t<X>, class I = conditional_t<__vt<V>::veclike, vec<int, __vt<V>::n ? __vt<V>::n : 2>, int>>
 METAL_FUNC V frexp(const X& x, thread I& e) {
@@ -149,6 +211,14 @@ METAL_FUNC V frexp(const X& x, thread I& e) {
   typedef typename __vt<V>::elem E;
   if constexpr (__vt<V>::n == 0) { int k; r = E(__builtin_frexpf(float(v), &k)); e = k; }
   else for (int i = 0; i < V::__n; ++i) { int k; r.__e[i] = E(__builtin_frexpf(float(v.__e[i]), &k)); e.__e[i] = k; }
+  return r;
+}
+template <class X, class V = __fp_t<X>, class I = conditional_t<__vt<V>::veclike, vec<int, __vt<V>::n ? __vt<V>::n : 2>, int>>
+METAL_FUNC I ilogb(const X& x) {
+  V v(x);
+  I r;
+  if constexpr (__vt<V>::n == 0) r = __builtin_ilogbf(float(v));
+  else for (int i = 0; i < V::__n; ++i) r.__e[i] = __builtin_ilogbf(float(v.__e[i]));
   return r;
 }
 template <class X, class K, class V = __fp_t<X>> METAL_FUNC V ldexp(const X& x, const K& k) {
@@ -447,7 +517,7 @@ METAL_FUNC V refract(const I& i, const N& n, E eta) {
   using metal::powr; using metal::atan2; using metal::copysign; using metal::divide;                 \
   using metal::step; using metal::fma; using metal::mix; using metal::fmin3; using metal::fmax3;     \
   using metal::fmedian3; using metal::smoothstep; using metal::sincos; using metal::modf;           \
-  using metal::frexp; using metal::ldexp; using metal::nextafter; using metal::min;                  \
+  using metal::frexp; using metal::ilogb; using metal::ldexp; using metal::nextafter; using metal::min;                  \
   using metal::max; using metal::clamp; using metal::min3; using metal::max3; using metal::median3;  \
   using metal::isnan; using metal::isinf; using metal::isfinite; using metal::signbit;               \
   using metal::dot; using metal::cross; using metal::length; using metal::length_squared;           \

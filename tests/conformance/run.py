@@ -1,0 +1,651 @@
+#!/usr/bin/python3
+"""Conformance sweeps of mslsim's MSL standard library, run through the mslsim CLI.
+
+Usage: /usr/bin/python3 tests/conformance/run.py PATH_TO_MSLSIM [--area AREA ...] [--filter TEXT]
+       [--verbose] [--keep DIR]
+AREA: math common integer relational geometric conversion (default: all). Exit status 1 on any
+failure, an XFAIL that passes, or a case that does not compile.
+
+The table (functions.py) lists each function with its reference, domain and the bound the MSL
+specification gives; this file draws the inputs (special values, edges, random values; every bit
+pattern for one-argument half and bfloat functions), writes one kernel per group of cases (a switch
+over case numbers; all cases of a group share one input and one output byte buffer), runs it once
+with `mslsim run`, and checks every result against the float64/Python-integer reference. A case
+that does not compile is reported (with the compiler's message) and the rest of its group is run
+without it.
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fp  # noqa: E402
+import functions as T  # noqa: E402
+from fp import BFLOAT, FLOAT, HALF, FMTS  # noqa: E402
+
+RNG_SEED = 20240601
+CTYPE_NP = {"float": np.float32, "half": np.float16, "bfloat": np.uint16, "int": np.int32,
+            "uint": np.uint32, "char": np.int8, "uchar": np.uint8, "short": np.int16, "ushort": np.uint16,
+            "long": np.int64, "ulong": np.uint64, "bool": np.uint8}
+
+
+# ---------------------------------------------------------------- a case
+class Case:
+    """One function x type x namespace (x vector width). args/outs: MSL scalar type names; body:
+    C++ statements reading a0.. (or A0(j), lane j of a vector) and writing r0..; inputs: arrays of
+    buffer elements; check(inputs, outputs, n) -> dict(checked, failed, max_ulp, detail)."""
+
+    def __init__(self, area, func, type_, ns, args, outs, body, inputs, check, bound="", vec=0, xfail=None):
+        self.area, self.func, self.type, self.ns = area, func, type_, ns
+        self.args, self.outs, self.body, self.inputs, self.check = args, outs, body, inputs, check
+        self.bound, self.vec, self.xfail = bound, vec, xfail
+        self.n = len(inputs[0])
+        self.decoded = None
+
+    def inputs_decoded(self):
+        """The inputs as float64 (floats) or Python-int-valued arrays, padded like the buffer."""
+        return self.decoded if self.decoded is not None else \
+            [fp.decode(a, FMTS[t]) if t in FMTS else np.asarray(a) for a, t in zip(self.inputs, self.args)]
+
+    @property
+    def key(self):
+        v = f"{self.vec}" if self.vec else ""
+        ns = f"{self.ns}::" if self.ns not in ("", "metal") else ""
+        return f"{self.area}/{ns}{self.func}/{self.type}{v}"
+
+
+# ---------------------------------------------------------------- inputs
+def specials(fmt):
+    v = [np.nan, np.inf, -np.inf, 0.0, -0.0, fmt.min_sub, -fmt.min_sub, 2 * fmt.min_sub, -3 * fmt.min_sub,
+         fmt.min_normal - fmt.min_sub, -(fmt.min_normal - fmt.min_sub), fmt.min_normal, -fmt.min_normal,
+         fmt.max, -fmt.max, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0, 0.25, 1.5, -1.5, 2.5, -2.5, 0.75,
+         10.0, -10.0, 100.0, math.pi, -math.pi, math.pi / 2, -math.pi / 2, math.e, 1 - 2.0 ** -fmt.p,
+         1 + 2.0 ** (1 - fmt.p), -1 + 2.0 ** -fmt.p, 7.0, 1e-3, -1e-3]
+    return np.array(v)
+
+
+def rand_bits(rng, fmt, n):
+    """Random finite values uniformly over bit patterns."""
+    if fmt is FLOAT:
+        b = rng.integers(0, 2 ** 32, n, dtype=np.uint64).astype(np.uint32)
+        v = b.view(np.float32).astype(np.float64)
+    else:
+        v = fp.decode(rng.integers(0, 2 ** 16, n).astype(np.uint16), fmt) if fmt is BFLOAT else \
+            rng.integers(0, 2 ** 16, n).astype(np.uint16).view(np.float16).astype(np.float64)
+    return v[np.isfinite(v)]
+
+
+def near(fmt, centers, k=4):
+    """Values within k ulps of each center."""
+    out = []
+    for c in centers:
+        c = float(fp.round64(c, fmt))
+        u = float(fp.ulp(c, fmt))
+        out += [c + j * u for j in range(-k, k + 1)]
+    return np.array(out)
+
+
+def logu(rng, lo, hi, n, signed=True):
+    v = np.exp(rng.uniform(math.log(lo), math.log(hi), n))
+    if signed:
+        v *= rng.choice([-1.0, 1.0], n)
+    return v
+
+
+def domain_values(dom, fmt, rng):
+    """float64 candidate inputs of a one-argument function (rounded to fmt by the caller)."""
+    S = specials(fmt)
+    top = math.log(fmt.max)
+    base = [S, rand_bits(rng, fmt, 600)]
+    if dom == "any":
+        extra = [rng.uniform(-10, 10, 1500), logu(rng, fmt.min_sub * 4, fmt.max / 4, 1200)]
+    elif dom == "unit":
+        extra = [rng.uniform(-1, 1, 2000), near(fmt, [1, -1, 0.5, -0.5], 8), logu(rng, 1e-30, 1, 800),
+                 rng.uniform(-1.1, 1.1, 300)]
+    elif dom == "acosh":
+        extra = [1 + logu(rng, 2.0 ** -fmt.p, 1, 1000, False), rng.uniform(1, 100, 1000), near(fmt, [1], 8),
+                 logu(rng, 1, fmt.max, 800, False), rng.uniform(-2, 1, 100)]
+    elif dom == "atanh":
+        extra = [rng.uniform(-1, 1, 2000), near(fmt, [1, -1], 16), logu(rng, 1e-30, 1, 800),
+                 1 - logu(rng, 2.0 ** -fmt.p, 0.5, 300, False), rng.uniform(-2, 2, 100)]
+    elif dom == "trig":
+        ks = np.arange(-64, 65)
+        extra = [rng.uniform(-10, 10, 1500), near(fmt, ks * math.pi / 2, 2), rng.uniform(-1e4, 1e4, 500),
+                 logu(rng, 1e-30, fmt.max, 500), rng.uniform(-math.pi, math.pi, 500)]
+    elif dom == "pi":
+        ks = np.arange(-40, 41) / 4
+        extra = [rng.uniform(-4, 4, 1500), near(fmt, ks, 3), rng.integers(-100000, 100000, 200).astype(float),
+                 rng.integers(-1000, 1000, 200) + 0.5, logu(rng, 1e-30, fmt.max, 500), rng.uniform(-1, 1, 500)]
+    elif dom == "hyper":
+        extra = [rng.uniform(-20, 20, 1500), rng.uniform(-top - 2, top + 2, 1000), logu(rng, 1e-30, 1, 500),
+                 near(fmt, [top, -top], 8)]
+    elif dom == "exp":
+        lo = math.log(fmt.min_sub)
+        extra = [rng.uniform(lo - 3, top + 2, 2000), rng.uniform(-1, 1, 500), near(fmt, [top, lo, math.log(fmt.min_normal)], 8),
+                 logu(rng, 1e-30, 1, 300)]
+    elif dom == "exp2":
+        lo = fmt.emin - fmt.p + 1
+        extra = [rng.uniform(lo - 3, fmt.emax + 3, 2000), np.arange(lo - 2, fmt.emax + 3).astype(float),
+                 rng.uniform(-1, 1, 500), near(fmt, [fmt.emax + 1, lo, fmt.emin], 8)]
+    elif dom == "exp10":
+        lo = math.log10(fmt.min_sub)
+        extra = [rng.uniform(lo - 2, math.log10(fmt.max) + 2, 2000), np.arange(int(lo) - 1, 40).astype(float),
+                 rng.uniform(-1, 1, 500)]
+    elif dom in ("log", "pos"):
+        extra = [logu(rng, fmt.min_sub, fmt.max, 2000, False), near(fmt, [1, 2, 0.5, 4, 10], 8),
+                 rng.uniform(0, 4, 1000), rng.uniform(-2, 0, 50)]
+    else:
+        raise ValueError(dom)
+    return np.concatenate(base + extra)
+
+
+def pairs(fmt, rng, dom, n):
+    """float64 argument pairs for two-argument functions."""
+    S = specials(fmt)
+    gx, gy = np.meshgrid(S, S)
+    xs, ys = [gx.ravel()], [gy.ravel()]
+    if dom == "pow":
+        x = np.concatenate([rng.uniform(0, 4, n // 2), logu(rng, fmt.min_sub, fmt.max, n // 4, False),
+                            -rng.uniform(0, 4, n // 8), rng.uniform(0.9, 1.1, n // 8)])
+        y = np.concatenate([rng.uniform(-30, 30, n // 2), rng.integers(-40, 40, n // 4).astype(float),
+                            rng.integers(-40, 40, n // 8) + 0.5, rng.uniform(-2000, 2000, n // 8)])
+        m = min(len(x), len(y))
+        xs.append(x[:m])
+        ys.append(rng.permutation(y)[:m])
+    elif dom == "powr":
+        xp = np.abs(gx.ravel())
+        xs[0] = xp
+        x = np.concatenate([rng.uniform(0, 4, n // 2), logu(rng, fmt.min_sub, fmt.max, n // 4, False),
+                            rng.uniform(0.9, 1.1, n // 4)])
+        y = np.concatenate([rng.uniform(-30, 30, n // 2), rng.integers(-40, 40, n // 4).astype(float),
+                            rng.uniform(-2000, 2000, n // 4)])
+        m = min(len(x), len(y))
+        xs.append(x[:m])
+        ys.append(rng.permutation(y)[:m])
+    else:   # pairs
+        a = np.concatenate([rand_bits(rng, fmt, n // 3), rng.uniform(-10, 10, n // 3), logu(rng, 1e-6, 1e6, n // 3)])
+        b = np.concatenate([rand_bits(rng, fmt, n // 3), rng.uniform(-10, 10, n // 3), logu(rng, 1e-6, 1e6, n // 3)])
+        m = min(len(a), len(b))
+        xs.append(a[:m])
+        ys.append(rng.permutation(b)[:m])
+        # close pairs (cancellation, equality, nextafter neighbours)
+        c = rng.uniform(-10, 10, n // 8)
+        xs.append(c)
+        ys.append(c * (1 + rng.integers(-3, 4, len(c)) * 2.0 ** -fmt.p))
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def triples(fmt, rng, dom, n):
+    S = specials(fmt)
+    if dom == "fma":
+        a = np.concatenate([rng.uniform(-10, 10, n // 2), rand_bits(rng, fmt, n // 4), rng.choice(S, n // 4)])
+        b = np.concatenate([rng.uniform(-10, 10, n // 2), rand_bits(rng, fmt, n // 4), rng.choice(S, n // 4)])
+        m = min(len(a), len(b))
+        a, b = a[:m], rng.permutation(b)[:m]
+        a, b = fp.round64(a, fmt), fp.round64(b, fmt)
+        c = np.concatenate([rng.uniform(-10, 10, m // 2), rng.choice(S, m // 4), np.zeros(m - m // 2 - m // 4)])
+        c = rng.permutation(c)
+        # cancellation: c = -round(a*b) (+ small), the case where fma differs from a*b+c most
+        k = rng.random(m) < 0.3
+        with np.errstate(all="ignore"):
+            c = np.where(k, -fp.round64(a * b, fmt) * (1 + rng.integers(-2, 3, m) * 2.0 ** -fmt.p), c)
+        return a, b, c
+    if dom == "clamp":
+        x = np.concatenate([rng.uniform(-10, 10, n // 2), rand_bits(rng, fmt, n // 4), rng.choice(S, n // 4)])
+        m = len(x)
+        lo = rng.uniform(-8, 8, m)
+        hi = lo + rng.uniform(0, 8, m)
+        lo, hi = fp.round64(lo, fmt), fp.round64(hi, fmt)
+        return x, lo, hi
+    if dom == "mix":
+        x = rng.uniform(-100, 100, n)
+        y = rng.uniform(-100, 100, n)
+        a = np.concatenate([rng.uniform(0, 1, n - 8), [0, 1, 0.5, 0.25, 0, 1, 0.75, 0.125]])
+        return x, y, a
+    if dom == "smooth":
+        e0 = rng.uniform(-10, 10, n)
+        e1 = e0 + rng.uniform(0.01, 10, n)
+        e0, e1 = fp.round64(e0, fmt), fp.round64(e1, fmt)
+        ok = e1 > e0
+        e1 = np.where(ok, e1, e0 + 1)
+        x = np.concatenate([rng.uniform(-12, 12, n - 4), [-np.inf, np.inf, 0, 1]])
+        return e0, e1, x
+    # triples: min3/max3/median3
+    pool = np.concatenate([S, rng.uniform(-10, 10, 64)])
+    x = np.concatenate([rng.choice(pool, n // 2), rng.uniform(-10, 10, n // 2)])
+    y = np.concatenate([rng.choice(pool, n // 2), rng.uniform(-10, 10, n // 2)])
+    z = np.concatenate([rng.choice(pool, n // 2), rng.uniform(-10, 10, n // 2)])
+    return x, y, z
+
+
+# ---------------------------------------------------------------- checks
+def float_check(fmt, refs, bounds, fast=False, zero_sign=True, skip=None, fast_dom=None, alt=None,
+                inexact_ref=False, int_outs=()):
+    """A check over float (or int, for outputs listed in int_outs) results: refs[k](*xs) is the
+    float64 reference of result k; bounds[k] its Bound."""
+
+    def check(xs, outs, n):
+        xs = [x[:n] for x in xs]
+        mask = np.ones(n, bool)
+        if skip is not None:
+            mask &= ~skip(xs)
+        if fast:
+            mask &= ~T.nonfinite_any(xs)
+            if fast_dom is not None:
+                with np.errstate(invalid="ignore"):
+                    mask &= fast_dom(xs)
+        res = dict(checked=0, failed=0, max_ulp=0.0, detail=[])
+        for k, ref_fn in enumerate(refs):
+            got = outs[k][:n]
+            with np.errstate(all="ignore"):
+                ref = np.asarray(ref_fn(*xs), np.float64)
+            m = mask.copy()
+            if k in int_outs:
+                bad = m & (got != ref)
+                err = None
+            else:
+                b = bounds[k]
+                if fast:
+                    with np.errstate(over="ignore"):
+                        m &= np.isfinite(fp.round64(ref, fmt))
+                if b.kind == "undefined":
+                    continue
+                bad, err, m = compare_float(got, ref, fmt, b, xs, m, fast, zero_sign, alt, inexact_ref)
+            res["checked"] += int(m.sum())
+            res["failed"] += int(bad.sum())
+            if err is not None and m.any():
+                e = err[m & np.isfinite(err)]
+                if e.size:
+                    res["max_ulp"] = max(res["max_ulp"], float(e.max()))
+            for i in np.flatnonzero(bad)[:3]:
+                res["detail"].append(f"result {k}: in=({', '.join(repr(float(x[i])) for x in xs)}) "
+                                     f"got={float(got[i])!r} want={float(ref[i])!r}"
+                                     + (f" ({float(err[i]):.3g} ulp)" if err is not None and np.isfinite(err[i]) else ""))
+        return res
+    return check
+
+
+def compare_float(got, ref, fmt, b, xs, m, fast, zero_sign, alt, inexact_ref):
+    got = np.asarray(got, np.float64)
+    if zero_sign == "input":     # signs of zero checked only where an argument is a zero
+        zs = np.zeros(got.shape, bool)
+        for x in xs:
+            zs |= x == 0
+    else:
+        zs = np.full(got.shape, bool(zero_sign))
+    ref_nan = np.isnan(ref)
+    got_nan = np.isnan(got)
+    bad = m & (ref_nan != got_nan)
+    num = m & ~ref_nan & ~got_nan
+    err = fp.ulp_error(got, ref, fmt)
+    if b.kind == "cr":
+        want = fp.round64(ref, fmt)
+        ok = got == want
+        if inexact_ref:
+            amb, other = fp.midpoint_ambiguous(ref, fmt)
+            ok |= amb & (got == other)
+        if alt is not None:
+            with np.errstate(all="ignore"):
+                ok |= got == fp.round64(alt(*xs), fmt)
+        if not fast:
+            ok &= ~(zs & (want == 0) & (got == 0) & (np.signbit(got) != np.signbit(want)))
+        bad |= num & ~ok
+        return bad, err, m
+    if b.kind == "ulp":
+        allowed = np.full(got.shape, float(b.n))
+    elif b.kind == "abs":
+        with np.errstate(all="ignore"):
+            allowed = b.n / fp.ulp(ref, fmt)
+        err = np.where(np.isfinite(got), np.abs(got - ref), np.inf) / fp.ulp(ref, fmt)
+    elif b.kind == "ulpfn":
+        allowed = b.fn(xs, ref, fmt)
+    elif b.kind == "formula":
+        with np.errstate(all="ignore"):
+            fr = b.fn(*xs)
+            fine = np.isfinite(fr) & (np.abs(fr) <= fmt.max)
+            num &= fine
+            m = m & (fine | ~num)
+            allowed = fp.ulp_error(fr, ref, fmt) + 4
+    else:
+        raise ValueError(b.kind)
+    # a true infinity (pole, or beyond even float64) must be returned exactly
+    inf_ref = np.isinf(ref)
+    with np.errstate(invalid="ignore"):
+        ok = np.where(inf_ref, got == ref, err <= allowed)
+        if alt is not None:
+            ref2 = alt(*xs)
+            ok |= np.where(np.isinf(ref2), got == ref2, fp.ulp_error(got, ref2, fmt) <= allowed)
+    if not fast:
+        ok &= ~(zs & (ref == 0) & (got == 0) & (np.signbit(got) != np.signbit(ref)))
+    bad |= num & ~ok
+    return bad, err, m
+
+
+# ---------------------------------------------------------------- building cases
+def load_expr(ctype, k, idx="i"):
+    if ctype == "bool":
+        return f"(((device const uchar*)(in + OFF{k}))[{idx}] != 0)"
+    return f"((device const {ctype}*)(in + OFF{k}))[{idx}]"
+
+
+def fmt_inputs(vals, fmt):
+    return fp.encode(fp.round64(vals, fmt), fmt)
+
+
+def math_cases(rng):
+    cases = []
+    for m in T.MATH:
+        for tname in ("float", "half", "bfloat"):
+            fmt = FMTS[tname]
+            nss = m.namespaces if tname == "float" else ("metal",)
+            for ns in nss:
+                if tname == "float":
+                    bound = m.bounds["fast" if ns == "fast" else "precise"]
+                else:
+                    bound = m.bounds[tname]
+                if bound is None or bound.kind == "undefined":
+                    continue
+                xs = math_inputs(m, fmt, rng)
+                refs = T.math_refs(m, fmt)
+                int_outs = tuple(k for k, o in enumerate(m.outs) if o == "int")
+                chk = float_check(fmt, refs, [bound] * len(refs), fast=(ns == "fast"), zero_sign=m.zero_sign,
+                                  skip=m.skip, fast_dom=m.fast_dom, alt=m.alt,
+                                  inexact_ref=(m.name == "rsqrt"), int_outs=int_outs)
+                prefix = {"metal": "metal::", "precise": "metal::precise::", "fast": "metal::fast::"}[ns]
+                args = [tname if a == "f" else "int" for a in m.args]
+                outs = [tname if o == "f" else "int" for o in m.outs]
+                if m.body:
+                    body = m.body.format(T=tname, ns=prefix)
+                else:
+                    body = f"r0 = {prefix}{m.name}({', '.join(f'a{k}' for k in range(len(args)))});"
+                inputs = [encode_arg(x, a, fmt) for x, a in zip(xs, m.args)]
+                xf = m.xfail.get((tname, ns))
+                cases.append(Case("math", m.name, tname, ns, args, outs, body, inputs, chk,
+                                  bound.describe(), xfail=xf))
+                # one vector overload per function and type (metal:: only)
+                if ns == "metal" and m.vec and not m.body and len(m.outs) == 1:
+                    w = {"float": 4, "half": 3, "bfloat": 2}[tname]
+                    vb = vec_body(prefix + m.name, args, w)
+                    vchk = lane_check(chk, w)
+                    cases.append(Case("math", m.name, tname, ns, args, outs * w, vb, inputs, vchk,
+                                      bound.describe(), vec=w, xfail=xf))
+    return cases
+
+
+def vec_body(fn, args, w):
+    lines = []
+    for k, a in enumerate(args):
+        lanes = ", ".join(f"A{k}({j})" for j in range(w))
+        lines.append(f"{a}{w} v{k} = {a}{w}({lanes});")
+    lines.append(f"auto R = {fn}({', '.join(f'v{k}' for k in range(len(args)))});")
+    lines += [f"r{j} = R[{j}];" for j in range(w)]
+    return " ".join(lines)
+
+
+def lane_check(chk, w):
+    """Lane j of a vector result is the function of the inputs rolled by j."""
+    def check(xs, outs, n):
+        total = dict(checked=0, failed=0, max_ulp=0.0, detail=[])
+        N = len(xs[0])
+        for j in range(w):
+            r = chk([np.roll(x, -j) for x in xs], [outs[j]], n)
+            total["checked"] += r["checked"]
+            total["failed"] += r["failed"]
+            total["max_ulp"] = max(total["max_ulp"], r["max_ulp"])
+            total["detail"] += [f"lane {j}: {d}" for d in r["detail"]]
+        return total
+    return check
+
+
+def encode_arg(x, a, fmt):
+    if a == "i":
+        return np.asarray(x, np.int32)
+    return fp.encode(x, fmt)
+
+
+def math_inputs(m, fmt, rng):
+    """float64 inputs (exactly representable in fmt), one array per argument."""
+    if m.args == "f":
+        if fmt is FLOAT:
+            v = fp.round64(domain_values(m.dom if m.dom != "any" or True else "any", fmt, rng), fmt)
+        else:
+            v = fp.all_values(fmt)
+        return [v]
+    if m.args == "fi":
+        x = fp.round64(domain_values("any", fmt, rng), fmt)
+        lo = fmt.emin - fmt.p - 2
+        k = np.concatenate([rng.integers(lo, fmt.emax + 3, len(x) - 40), np.arange(-20, 20)])
+        k = np.concatenate([k[:len(x) - 6], [0, 1, -1, 300, -300, 1000]])[:len(x)]
+        return [x, k.astype(np.float64)]
+    n = 4096 if fmt is FLOAT else 16384
+    if m.args == "ff":
+        x, y = pairs(fmt, rng, m.dom, n)
+        return [fp.round64(x, fmt), fp.round64(y, fmt)]
+    x, y, z = triples(fmt, rng, m.dom, n)
+    return [fp.round64(x, fmt), fp.round64(y, fmt), fp.round64(z, fmt)]
+
+
+# ---------------------------------------------------------------- kernels
+def align(n, a=16):
+    return (n + a - 1) // a * a
+
+
+def sizeof(ctype):
+    return np.dtype(CTYPE_NP[ctype]).itemsize
+
+
+def build_group(cases, N):
+    """Source of one kernel running all cases, and the input blob. Returns (src, blob, out_size,
+    layout, case_lines) where layout[c] = (output offsets) and case_lines[c] = (first, last)."""
+    blob = bytearray()
+    out_size = 0
+    layout = []
+    lines = ["#include <metal_stdlib>", "using namespace metal;",
+             "kernel void conformance(device const uchar* in [[buffer(0)]], device uchar* out [[buffer(1)]],",
+             "                        uint gid [[thread_position_in_grid]]) {",
+             f"  const uint c = gid / {N}u, i = gid % {N}u;", "  switch (c) {"]
+    case_lines = []
+    for ci, c in enumerate(cases):
+        first = len(lines) + 1
+        decl = []
+        for k, (ct, arr) in enumerate(zip(c.args, c.inputs)):
+            a = np.resize(np.ascontiguousarray(arr).astype(CTYPE_NP[ct]), N)
+            off = align(len(blob))
+            blob += b"\0" * (off - len(blob))
+            blob += a.tobytes()
+            decl.append(f"#define OFF{k} {off}u")
+        offs = []
+        for ct in c.outs:
+            off = align(out_size)
+            offs.append(off)
+            out_size = off + N * sizeof(ct)
+        layout.append(offs)
+        lines += decl
+        lines.append(f"  case {ci}: {{")
+        if c.vec:
+            for k, ct in enumerate(c.args):
+                lines.append(f"#define A{k}(j) {load_expr(ct, k, f'((i + (j)) % {c.n}u)')}")
+        else:
+            for k, ct in enumerate(c.args):
+                lines.append(f"    {ct} a{k} = {load_expr(ct, k)};")
+        for k, ct in enumerate(c.outs):
+            lines.append(f"    {ct} r{k};")
+        lines.append(f"    {c.body}")
+        for k, ct in enumerate(c.outs):
+            st = "uchar" if ct == "bool" else ct
+            lines.append(f"    ((device {st}*)(out + {offs[k]}u))[i] = {st}(r{k});")
+        lines.append("  } break;")
+        for k in range(len(c.args)):
+            lines.append(f"#undef OFF{k}")
+            if c.vec:
+                lines.append(f"#undef A{k}")
+        case_lines.append((first, len(lines)))
+    lines += ["  default: break;", "  }", "}"]
+    return "\n".join(lines) + "\n", bytes(blob), out_size, layout, case_lines
+
+
+def run_group(mslsim, name, cases, tmp, log):
+    """Runs the cases; returns {case index: outputs list} and {case index: compile error}."""
+    errors = {}
+    live = list(range(len(cases)))
+    N = max(c.n for c in cases)
+    for attempt in range(6):
+        if not live:
+            return {}, errors
+        sub = [cases[i] for i in live]
+        src, blob, out_size, layout, case_lines = build_group(sub, N)
+        path = os.path.join(tmp, f"{name}.metal")
+        with open(path, "w") as f:
+            f.write(src)
+        inp = os.path.join(tmp, f"{name}.in.npy")
+        np.save(inp, np.frombuffer(blob if blob else b"\0" * 16, np.uint8))
+        outp = os.path.join(tmp, f"{name}.out.npy")
+        cmd = [mslsim, "run", path, "--kernel", "conformance", "--grid", str(N * len(sub)), "--threadgroup", "256",
+               "--buffer", f"0={inp}", "--buffer", f"1=zeros:uint8:{max(out_size, 16)}", "--output", f"1={outp}",
+               "--check", "none"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode == 0:
+            raw = np.load(outp).tobytes()
+            res = {}
+            for ci, c in zip(live, sub):
+                offs = layout[sub.index(c)]
+                outs = []
+                for k, ct in enumerate(c.outs):
+                    dt = CTYPE_NP[ct]
+                    a = np.frombuffer(raw, dtype=dt, count=N, offset=offs[k])
+                    if ct in FMTS:
+                        a = fp.decode(a, FMTS[ct])
+                    outs.append(a)
+                res[ci] = outs
+            return res, errors
+        # map compile errors to cases and drop them
+        first_error = next((l for l in r.stderr.splitlines() if ": error: " in l), r.stderr.strip()[:300])
+        msgs = [(line, first_error if kind == "note" else msg) for line, kind, msg in
+                re.findall(re.escape(os.path.basename(path)) + r":(\d+):\d+: (error|note): (.*)", r.stderr)]
+        if not msgs:
+            for i in live:
+                errors[i] = f"mslsim exit {r.returncode}: {r.stderr.strip()[:500]}"
+            return {}, errors
+        dropped = False
+        for line, msg in msgs:
+            line = int(line)
+            for j, (a, b) in enumerate(case_lines):
+                if a <= line <= b and live[j] not in errors:
+                    errors[live[j]] = msg
+                    dropped = True
+        if not dropped:
+            for i in live:
+                errors[i] = f"mslsim: {r.stderr.strip()[:500]}"
+            return {}, errors
+        live = [i for i in live if i not in errors]
+    return {}, errors
+
+
+# ---------------------------------------------------------------- driver
+AREAS = ["math", "common", "integer", "relational", "geometric", "conversion"]
+
+
+def collect(area, rng):
+    if area == "math":
+        return math_cases(rng)
+    return []
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("mslsim")
+    ap.add_argument("--area", action="append", choices=AREAS)
+    ap.add_argument("--filter", default="")
+    ap.add_argument("--verbose", "-v", action="store_true")
+    ap.add_argument("--keep", help="write the generated kernels here")
+    opt = ap.parse_args()
+    np.seterr(all="ignore")     # NaN/inf inputs are the point of the sweeps
+    t0 = time.time()
+    tmp = opt.keep or tempfile.mkdtemp(prefix="mslsim-conformance-")
+    os.makedirs(tmp, exist_ok=True)
+    problems = []
+    summary = []
+    for area in opt.area or AREAS:
+        rng = np.random.default_rng(RNG_SEED)
+        cases = [c for c in collect(area, rng) if opt.filter in c.key]
+        # one kernel per (type, size) group
+        groups = {}      # one kernel per type and size class (cases are padded to the largest)
+        for c in cases:
+            groups.setdefault((c.type, 0 if c.n <= 10000 else 1 if c.n <= 30000 else 2), []).append(c)
+        results = {}
+        for gi, ((tname, n), gcases) in enumerate(sorted(groups.items())):
+            outs, errors = run_group(opt.mslsim, f"{area}_{tname}_{n}", gcases, tmp, None)
+            for i, c in enumerate(gcases):
+                if i in errors:
+                    results[c.key] = (c, None, errors[i])
+                else:
+                    with np.errstate(all="ignore"):
+                        results[c.key] = (c, c.check(c.inputs_decoded(), outs[i], c.n), None)
+        summary.append(report(area, results, problems, opt.verbose))
+    print()
+    nfunc = sum(s[0] for s in summary)
+    ncases = sum(s[1] for s in summary)
+    nchecks = sum(s[2] for s in summary)
+    for area, s in zip(opt.area or AREAS, summary):
+        print(f"{area:11s} {s[0]:4d} functions {s[1]:5d} cases {s[2]:9d} values checked")
+    print(f"{'total':11s} {nfunc:4d} functions {ncases:5d} cases {nchecks:9d} values checked "
+          f"({time.time() - t0:.1f} s)")
+    if problems:
+        print(f"\n{len(problems)} problem(s):")
+        for p in problems:
+            print("  " + p)
+        return 1
+    return 0
+
+
+def report(area, results, problems, verbose):
+    funcs = {}
+    for key, (c, r, err) in results.items():
+        funcs.setdefault(c.func, []).append((c, r, err))
+    nchecks = 0
+    print(f"== {area}")
+    for fname in sorted(funcs):
+        rows = funcs[fname]
+        worst = 0.0
+        statuses = []
+        for c, r, err in rows:
+            if err is not None:
+                status = "XFAIL" if c.xfail else "COMPILE-ERROR"
+                if not c.xfail:
+                    problems.append(f"{c.key}: does not compile: {err}")
+            else:
+                nchecks += r["checked"]
+                worst = max(worst, r["max_ulp"])
+                failed = r["failed"] > 0 or r["checked"] == 0
+                if c.xfail:
+                    status = "XFAIL" if failed else "XPASS"
+                    if not failed:
+                        problems.append(f"{c.key}: marked as a known failure ({c.xfail}) but passes")
+                else:
+                    status = "FAIL" if failed else "ok"
+                    if failed:
+                        why = "; ".join(r["detail"][:3]) if r["checked"] else "nothing checked"
+                        problems.append(f"{c.key}: {r['failed']}/{r['checked']} outside {c.bound}: {why}")
+            statuses.append(status)
+            if verbose or status not in ("ok",):
+                extra = f" ({c.xfail})" if c.xfail else ""
+                if r is not None:
+                    print(f"  {status:13s} {c.key:42s} {r['checked']:7d} values  max {r['max_ulp']:9.3g} ulp  "
+                          f"bound {c.bound}{extra}")
+                else:
+                    print(f"  {status:13s} {c.key:42s} {err}{extra}")
+        nok = statuses.count("ok")
+        print(f"  {fname:16s} {len(rows):3d} cases, {nok:3d} ok, max error {worst:.3g} ulp")
+    return len(funcs), len(results), nchecks
+
+
+if __name__ == "__main__":
+    sys.exit(main())
