@@ -433,6 +433,319 @@ def math_inputs(m, fmt, rng):
     return [fp.round64(x, fmt), fp.round64(y, fmt), fp.round64(z, fmt)]
 
 
+# ---------------------------------------------------------------- integer functions
+UNSIGNED = {"char": "uchar", "uchar": "uchar", "short": "ushort", "ushort": "ushort", "int": "uint",
+            "uint": "uint", "long": "ulong", "ulong": "ulong"}
+
+
+def int_values(t, rng, n):
+    lo, hi = T.int_range(t)
+    b = T.INT_BITS[t]
+    edges = {lo, lo + 1, hi, hi - 1, 0, 1, -1, 2, -2, hi // 2, hi // 2 + 1, lo // 2, (1 << (b - 2)), 3, 7, 0x55, 100}
+    edges = [v for v in edges if lo <= v <= hi]
+    rand = [int(v) for v in rng.integers(0, 1 << 62, n, dtype=np.int64)]
+    rand = [T.wrap(v * 7919 + (v >> 13), t) for v in rand]      # spread over all bits, 64-bit too
+    small = [int(v) for v in rng.integers(max(lo, -300), min(hi, 300) + 1, n // 4)]
+    vals = (edges + small + rand)[:n]
+    return vals
+
+
+def integer_cases(rng):
+    cases = []
+    n = 2048
+    for f in T.INTEGER:
+        for t in f.types:
+            b = T.INT_BITS[t]
+            cols = []
+            for a in f.args:
+                if a == "T":
+                    v = int_values(t, rng, n)
+                    cols.append([int(x) for x in rng.permutation(np.array(v, dtype=object))])
+                elif a == "c":
+                    lo, hi = (-(1 << 23), (1 << 23) - 1) if t == "int" else (0, (1 << 24) - 1)
+                    v = [lo, hi, 0, 1, -1 if t == "int" else 2] + [int(x) for x in rng.integers(lo, hi + 1, n - 5)]
+                    cols.append(v)
+            # extract_bits/insert_bits: offset + bits <= width (otherwise undefined)
+            if "o" in f.args:
+                off = [int(x) for x in rng.integers(0, b + 1, n)]
+                bits = [int(rng.integers(0, b - o + 1)) for o in off]
+                off[:3], bits[:3] = [0, 0, b // 2], [b, 0, b - b // 2]
+                cols += [off, bits]
+            cols = [c[:n] for c in cols]
+            m = min(len(c) for c in cols)
+            cols = [c[:m] for c in cols]
+            want = [f.ref(*row, t) for row in zip(*cols)]
+            rt = UNSIGNED[t] if f.ret == "U" else t
+            argt = [t if a in "Tc" else "uint" for a in f.args]
+            inputs = [np.array([T.wrap(v, at) if at != "uint" else v for v in col], dtype=CTYPE_NP[at])
+                      for col, at in zip(cols, argt)]
+            want_arr = np.array([T.wrap(v, rt) for v in want], dtype=CTYPE_NP[rt])
+            body = f"r0 = metal::{f.name}({', '.join(f'a{k}' for k in range(len(argt)))});"
+            cases.append(Case("integer", f.name, t, "metal", argt, [rt], body, inputs,
+                              exact_check([want_arr], cols), f"exact [{f.src}]", xfail=f.xfail.get(t)))
+            if f.name in ("clz", "popcount", "addsat", "mulhi", "rotate", "clamp", "abs") and t in ("uchar", "int", "ulong"):
+                w = 4 if t != "ulong" else 2
+                vb = vec_body(f"metal::{f.name}", argt, w)
+                cases.append(Case("integer", f.name, t, "metal", argt, [rt] * w, vb, inputs,
+                                  lane_exact_check(f, t, rt, cols, w), f"exact [{f.src}]", vec=w))
+    return cases
+
+
+def exact_check(wants, cols=None):
+    def check(xs, outs, n):
+        res = dict(checked=0, failed=0, max_ulp=0.0, detail=[])
+        for k, want in enumerate(wants):
+            got = np.asarray(outs[k][:n])
+            w = np.asarray(want[:n])
+            if got.dtype.kind == "f" or w.dtype.kind == "f":
+                bad = ~((got == w) | (np.isnan(got.astype(np.float64)) & np.isnan(w.astype(np.float64))))
+            else:
+                bad = got != w
+            res["checked"] += n
+            res["failed"] += int(bad.sum())
+            for i in np.flatnonzero(bad)[:3]:
+                ins = ", ".join(str(c[i]) for c in cols) if cols else ", ".join(str(x[i]) for x in xs)
+                res["detail"].append(f"result {k}: in=({ins}) got={got[i]} want={w[i]}")
+        return res
+    return check
+
+
+def lane_exact_check(f, t, rt, cols, w):
+    n = len(cols[0])
+    wants = []
+    for j in range(w):
+        rolled = [c[j:] + c[:j] for c in cols]
+        wants.append(np.array([T.wrap(f.ref(*row, t), rt) for row in zip(*rolled)], dtype=CTYPE_NP[rt]))
+    return exact_check(wants, cols)
+
+
+# ---------------------------------------------------------------- relational functions
+def unary_float_inputs(fmt, rng):
+    if fmt is FLOAT:
+        return fp.round64(np.concatenate([specials(fmt), rand_bits(rng, fmt, 3000),
+                                          np.array([np.nan] * 4), rng.uniform(-10, 10, 500)]), fmt)
+    return fp.all_values(fmt)
+
+
+def relational_cases(rng):
+    cases = []
+    src = "exact [MSL4 Table 6.3]"
+    for tname in ("float", "half", "bfloat"):
+        fmt = FMTS[tname]
+        x = unary_float_inputs(fmt, rng)
+        with np.errstate(invalid="ignore"):
+            refs = {"isnan": np.isnan(x), "isinf": np.isinf(x), "isfinite": np.isfinite(x),
+                    "isnormal": np.isfinite(x) & (np.abs(x) >= fmt.min_normal), "signbit": np.signbit(x)}
+        enc = [fp.encode(x, fmt)]
+        for name, want in refs.items():
+            want = want.astype(np.uint8)
+            cases.append(Case("relational", name, tname, "metal", [tname], ["bool"], f"r0 = metal::{name}(a0);",
+                              enc, exact_check([want], [x]), src))
+            w = {"float": 4, "half": 3, "bfloat": 2}[tname]
+            wants = [np.roll(want, -j) for j in range(w)]
+            cases.append(Case("relational", name, tname, "metal", [tname], ["bool"] * w,
+                              vec_body(f"metal::{name}", [tname], w), enc, exact_check(wants, [x]), src, vec=w))
+        xs, ys = pairs(fmt, rng, "pairs", 4096)
+        xs, ys = fp.round64(xs, fmt), fp.round64(ys, fmt)
+        enc2 = [fp.encode(xs, fmt), fp.encode(ys, fmt)]
+        for name, fn in T.RELATIONAL_BINARY.items():
+            cases.append(Case("relational", name, tname, "metal", [tname, tname], ["bool"],
+                              f"r0 = metal::{name}(a0, a1);", enc2, exact_check([fn(xs, ys).astype(np.uint8)], [xs, ys]), src))
+        # select(a, b, c): c ? b : a, scalar and vector (bool vector condition)
+        c = rng.integers(0, 2, len(xs)).astype(np.uint8)
+        want = fp.round64(np.where(c != 0, ys, xs), fmt)
+        encs = enc2 + [c]
+        cases.append(Case("relational", "select", tname, "metal", [tname, tname, "bool"], [tname],
+                          "r0 = metal::select(a0, a1, a2);", encs, exact_check([want], [xs, ys, c]), src))
+        w = 4
+        wants = [np.roll(want, -j) for j in range(w)]
+        cases.append(Case("relational", "select", tname, "metal", [tname, tname, "bool"], [tname] * w,
+                          vec_body("metal::select", [tname, tname, "bool"], w), encs, exact_check(wants, [xs, ys, c]), src, vec=w))
+        # comparison operators on vectors give bool vectors (MSL4 §2.2 / inventory §2.9)
+        for op, fn in (("<", np.less), ("==", np.equal), ("!=", np.not_equal), (">=", np.greater_equal)):
+            want = fn(xs, ys).astype(np.uint8)
+            wants = [np.roll(want, -j) for j in range(w)]
+            body = (f"{tname}4 v0 = {tname}4(A0(0), A0(1), A0(2), A0(3)); {tname}4 v1 = {tname}4(A1(0), A1(1), A1(2), A1(3)); "
+                    f"bool4 R = v0 {op} v1; " + " ".join(f"r{j} = R[{j}];" for j in range(w)))
+            cases.append(Case("relational", f"operator{op}", tname, "metal", [tname, tname], ["bool"] * w, body,
+                              enc2, exact_check(wants, [xs, ys]), "exact [MSL4 §2.2: component-wise, bool vector]", vec=w))
+    for int_t in ("int", "uchar", "ulong"):
+        v = np.array([T.wrap(int(a), int_t) for a in rng.integers(-(1 << 40), 1 << 40, 2048)], dtype=CTYPE_NP[int_t])
+        u = np.array([T.wrap(int(a), int_t) for a in rng.integers(-(1 << 40), 1 << 40, 2048)], dtype=CTYPE_NP[int_t])
+        c = rng.integers(0, 2, 2048).astype(np.uint8)
+        want = np.where(c != 0, u, v)
+        cases.append(Case("relational", "select", int_t, "metal", [int_t, int_t, "bool"], [int_t],
+                          "r0 = metal::select(a0, a1, a2);", [v, u, c], exact_check([want], [v, u, c]), src))
+        wants = [np.roll(want, -j) for j in range(2)]
+        cases.append(Case("relational", "select", int_t, "metal", [int_t, int_t, "bool"], [int_t] * 2,
+                          vec_body("metal::select", [int_t, int_t, "bool"], 2), [v, u, c], exact_check(wants, [v, u, c]), src, vec=2))
+    # all, any, not on bool vectors: every pattern of 2, 3 and 4 components
+    for w in (2, 3, 4):
+        pat = np.arange(1 << w, dtype=np.uint8)
+        bits = [(pat >> j) & 1 for j in range(w)]
+        comps = ", ".join(f"(a0 >> {j}) & 1" for j in range(w))
+        allw = np.all(bits, axis=0).astype(np.uint8)
+        anyw = np.any(bits, axis=0).astype(np.uint8)
+        notw = ((~pat) & ((1 << w) - 1)).astype(np.uint8)
+        mk = f"bool{w} v = bool{w}({comps});"
+        cases.append(Case("relational", "all", f"bool{w}", "metal", ["uchar"], ["bool"], f"{mk} r0 = metal::all(v);",
+                          [pat], exact_check([allw], [pat]), src))
+        cases.append(Case("relational", "any", f"bool{w}", "metal", ["uchar"], ["bool"], f"{mk} r0 = metal::any(v);",
+                          [pat], exact_check([anyw], [pat]), src))
+        packed = " | ".join(f"(uint(n[{j}]) << {j})" for j in range(w))
+        cases.append(Case("relational", "not", f"bool{w}", "metal", ["uchar"], ["uchar"],
+                          f"{mk} bool{w} n = not(v); r0 = uchar({packed});", [pat], exact_check([notw], [pat]), src))
+    return cases
+
+
+# ---------------------------------------------------------------- conversions
+def conv_source_values(t, rng):
+    """Values of source type t (float64 for floating types, Python ints otherwise)."""
+    if t == "bool":
+        return [0, 1] * 8
+    if t in FMTS:
+        fmt = FMTS[t]
+        edges = []
+        for it in T.INT_TYPES:
+            lo, hi = T.int_range(it)
+            edges += [lo, hi, lo - 1, hi + 1, lo + 0.5, hi - 0.5, hi + 0.5, lo - 0.75]
+        v = np.concatenate([specials(fmt), np.array(edges, np.float64), rng.uniform(-300, 300, 1000),
+                            np.round(rng.uniform(-300, 300, 200)) + 0.5, rand_bits(rng, fmt, 1500),
+                            logu(rng, 1, 2.0 ** 66, 800)])
+        return fp.round64(v, fmt)
+    b = T.INT_BITS[t]
+    lo, hi = T.int_range(t)
+    # integers whose rounding to float/half/bfloat sits at or next to a midpoint (double rounding)
+    tricky = []
+    for k in range(9, b):
+        for p in (8, 11, 24):
+            if k > p:
+                for d in (-1, 0, 1):
+                    tricky += [(1 << k) + (1 << (k - p)) + d, -((1 << k) + (1 << (k - p)) + d),
+                               (1 << k) + (3 << (k - p)) + d]
+    tricky = [v for v in tricky if lo <= v <= hi]
+    return tricky + int_values(t, rng, 1500)
+
+
+def conv_expected(src, dst, vals):
+    """Expected values (and a mask of values the spec defines) of static_cast<dst>(src value)."""
+    n = len(vals)
+    defined = np.ones(n, bool)
+    if dst == "bool":
+        if src in FMTS:
+            return (np.asarray(vals) != 0).astype(np.uint8), defined   # NaN != 0: true
+        return np.array([int(v != 0) for v in vals], np.uint8), defined
+    if dst in FMTS:
+        fmt = FMTS[dst]
+        if src in FMTS:
+            return fp.round64(np.asarray(vals, np.float64), fmt), defined
+        return np.array([fp.round_fraction(int(v), fmt) for v in vals], np.float64), defined
+    # integer destination
+    if src in FMTS:
+        x = np.asarray(vals, np.float64)
+        lo, hi = T.int_range(dst)
+        # out of range: undefined (MSL4 §8.6 is silent); NaN -> 0 is checked by its own cases
+        ti = [int(v) if np.isfinite(v) else None for v in x]
+        defined = np.array([v is not None and lo <= v <= hi for v in ti])
+        out = [v if d else 0 for v, d in zip(ti, defined)]
+        return np.array(out, dtype=object), defined
+    return np.array([T.wrap(int(v), dst) for v in vals], dtype=object), defined
+
+
+def conversion_cases(rng):
+    cases = []
+    for src in T.CONV_TYPES:
+        vals = conv_source_values(src, rng)
+        if src in FMTS:
+            enc = fp.encode(vals, FMTS[src])
+            xs = np.asarray(vals, np.float64)
+        else:
+            enc = np.array([T.wrap(v, src) if src != "bool" else v for v in vals], dtype=CTYPE_NP[src])
+            xs = np.array(vals, dtype=object)
+        for dst in T.CONV_TYPES:
+            if dst == src:
+                continue
+            want, defined = conv_expected(src, dst, list(xs))
+            if dst not in FMTS:
+                want = np.array([int(v) for v in want], dtype=object)
+                want = np.array([T.wrap(v, dst) if dst != "bool" else v for v in want], dtype=CTYPE_NP[dst])
+            rule = ("round to nearest even [MSL4 §8.6]" if dst in FMTS and src != "bool" else
+                    "toward zero, NaN -> 0, out of range not checked [MSL4 §8.6]" if src in FMTS and dst != "bool" else
+                    "!= 0 [C++]" if dst == "bool" else "0/1 [C++]" if src == "bool" else "modulo 2^n [MSL4 §2.9]")
+            if src in FMTS and dst in FMTS:
+                rule = "exact / round to nearest even [MSL4 §8.6]"
+            key = (src, dst)
+            cases.append(Case("conversion", f"{src}->{dst}", src, "metal", [src], [dst],
+                              f"r0 = static_cast<{dst}>(a0);", [enc],
+                              masked_exact_check(want, defined, xs, dst), f"exact, {rule}",
+                              xfail=T.XFAIL.get(("conversion",) + key)))
+    # NaN -> 0 (MSL4 §8.6), for every floating source and integer destination
+    for src in ("float", "half", "bfloat"):
+        fmt = FMTS[src]
+        if src == "float":
+            nans = np.array([0x7FC00000, 0xFFC00000, 0x7F800001, 0x7FFFFFFF, 0xFFFFFFFF, 0x7FA00000], np.uint32).view(np.float32)
+        elif src == "half":
+            nans = np.array([0x7E00, 0xFE00, 0x7C01, 0x7FFF, 0xFFFF], np.uint16).view(np.float16)
+        else:
+            nans = np.array([0x7FC0, 0xFFC0, 0x7F81, 0x7FFF, 0xFFFF], np.uint16)
+        xs = fp.decode(nans, fmt)
+        for dst in T.INT_TYPES:
+            want = np.zeros(len(nans), CTYPE_NP[dst])
+            cases.append(Case("conversion", f"{src}(NaN)->{dst}", src, "metal", [src], [dst],
+                              f"r0 = static_cast<{dst}>(a0);", [nans], masked_exact_check(want, np.ones(len(nans), bool), xs, dst),
+                              "exact, NaN -> 0 [MSL4 §8.6]", xfail=T.XFAIL.get(("conversion", f"{src}(NaN)", dst))))
+    # vector conversions (constructor syntax)
+    for src, dst in (("float", "int"), ("int", "float"), ("half", "float"), ("float", "half"), ("float", "bfloat"),
+                     ("uchar", "float"), ("float", "uchar"), ("bfloat", "float"), ("uint", "half"), ("short", "int")):
+        vals = conv_source_values(src, rng)
+        if src in FMTS:
+            enc = fp.encode(vals, FMTS[src])
+            xs = np.asarray(vals, np.float64)
+        else:
+            enc = np.array([T.wrap(v, src) for v in vals], dtype=CTYPE_NP[src])
+            xs = np.array(vals, dtype=object)
+        want, defined = conv_expected(src, dst, list(xs))
+        if dst not in FMTS:
+            want = np.array([T.wrap(int(v), dst) for v in want], dtype=CTYPE_NP[dst])
+        w = 4
+        lanes = ", ".join(f"A0({j})" for j in range(w))
+        body = f"{src}{w} v = {src}{w}({lanes}); {dst}{w} R = {dst}{w}(v); " + " ".join(f"r{j} = R[{j}];" for j in range(w))
+        wants = [np.roll(want, -j) for j in range(w)]
+        defs = [np.roll(defined, -j) for j in range(w)]
+        cases.append(Case("conversion", f"{src}{w}->{dst}{w}", src, "metal", [src], [dst] * w, body, [enc],
+                          lanes_masked_check(wants, defs, xs, dst), "exact (as the scalar conversion)", vec=w))
+    return cases
+
+
+def masked_exact_check(want, defined, xs, dst):
+    def check(_xs, outs, n):
+        got = np.asarray(outs[0][:n])
+        w = np.asarray(want[:n])
+        d = np.asarray(defined[:n])
+        if dst in FMTS:
+            bad = d & ~((got == w) | (np.isnan(got) & np.isnan(w)))
+            bad |= d & (got == 0) & (w == 0) & (np.signbit(got) != np.signbit(w))
+        else:
+            bad = d & (got != w)
+        res = dict(checked=int(d.sum()), failed=int(bad.sum()), max_ulp=0.0, detail=[])
+        for i in np.flatnonzero(bad)[:3]:
+            res["detail"].append(f"in={xs[i]!r} got={got[i]!r} want={w[i]!r}")
+        return res
+    return check
+
+
+def lanes_masked_check(wants, defs, xs, dst):
+    def check(_xs, outs, n):
+        total = dict(checked=0, failed=0, max_ulp=0.0, detail=[])
+        for j, (w, d) in enumerate(zip(wants, defs)):
+            r = masked_exact_check(w, d, np.roll(np.asarray(xs), -j), dst)(None, [outs[j]], n)
+            for k in ("checked", "failed"):
+                total[k] += r[k]
+            total["detail"] += [f"lane {j}: {x}" for x in r["detail"]]
+        return total
+    return check
+
+
 # ---------------------------------------------------------------- kernels
 def align(n, a=16):
     return (n + a - 1) // a * a
@@ -556,6 +869,12 @@ AREAS = ["math", "common", "integer", "relational", "geometric", "conversion"]
 def collect(area, rng):
     if area == "math":
         return math_cases(rng)
+    if area == "integer":
+        return integer_cases(rng)
+    if area == "relational":
+        return relational_cases(rng)
+    if area == "conversion":
+        return conversion_cases(rng)
     return []
 
 

@@ -265,6 +265,18 @@ constexpr unsigned short __f32_to_bf16(float f) {
   return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 constexpr float __bf16_to_f32(unsigned short b) { return __builtin_bit_cast(float, (unsigned)b << 16); }
+// Integers: bits below float's 24 are folded into a sticky bit first, so that the only rounding is
+// the one to bfloat (float(i) then bfloat would round twice: 16842753 gave 16777216).
+template <class I> constexpr unsigned short __int_to_bf16(I i) {
+  bool neg = __is_signed(I) && i < I(0);
+  unsigned long u = neg ? 0ul - (unsigned long)i : (unsigned long)i;
+  if (u >= (1ul << 24)) {
+    int s = 64 - __builtin_clzl(u) - 24;
+    u = ((u >> s) | ((u & ((1ul << s) - 1)) != 0)) << s;
+  }
+  float f = float(u);
+  return __f32_to_bf16(neg ? -f : f);
+}
 
 class bfloat {
  public:
@@ -272,7 +284,7 @@ class bfloat {
   bfloat() = default;
   constexpr explicit bfloat(float f) : __bits(__f32_to_bf16(f)) {}
   template <class I, enable_if_t<__is_integral(I), int> = 0>
-  constexpr explicit bfloat(I i) : __bits(__f32_to_bf16(float(i))) {}
+  constexpr explicit bfloat(I i) : __bits(__int_to_bf16(i)) {}
   constexpr operator float() const { return __bf16_to_f32(__bits); }
   static constexpr bfloat __from_bits(unsigned short b) { bfloat r{}; r.__bits = b; return r; }
 

@@ -332,6 +332,14 @@ template <class E> METAL_FUNC E __subsat1(E a, E b) {
   if (!__builtin_sub_overflow(a, b, &r)) return r;
   return __is_signed(E) && b > 0 ? numeric_limits<E>::min() : (__is_signed(E) ? numeric_limits<E>::max() : E(0));
 }
+// a*b+c saturated, computed exactly (the product does not wrap first).
+template <class E> METAL_FUNC E __madsat1(E a, E b, E c) {
+  typedef conditional_t<__is_signed(E), __int128, unsigned __int128> W;
+  W r = W(a) * W(b) + W(c);
+  if (r > W(numeric_limits<E>::max())) return numeric_limits<E>::max();
+  if (__is_signed(E) && r < W(numeric_limits<E>::min())) return numeric_limits<E>::min();
+  return E(r);
+}
 template <class E> METAL_FUNC E __rev1(E x) {
   typedef __uint_of<E> U;
   U u = U(x);
@@ -371,7 +379,7 @@ __MSLSIM_I2(rotate, __rot1(x, y))
 __MSLSIM_I2(mul24, x * y)
 __MSLSIM_I3(mad24, x * y + z)
 __MSLSIM_I3(madhi, __mulhi1(x, y) + z)
-__MSLSIM_I3(madsat, __addsat1(E(x * y), z))
+__MSLSIM_I3(madsat, __madsat1(x, y, z))
 #undef __MSLSIM_I1
 #undef __MSLSIM_I2
 #undef __MSLSIM_I3
@@ -415,7 +423,8 @@ METAL_FUNC V insert_bits(const X& base, const Y& ins, uint offset, uint bits) {
 __MSLSIM_P1(isnan, x != x)
 __MSLSIM_P1(isinf, __builtin_isinf(x))
 __MSLSIM_P1(isfinite, __builtin_isfinite(x))
-__MSLSIM_P1(isnormal, __builtin_isnormal(x))
+// half subnormals are normal floats: compare with the element type's own smallest normal.
+__MSLSIM_P1(isnormal, __builtin_isfinite(x) && __builtin_fabsf(x) >= float(numeric_limits<E>::min()))
 __MSLSIM_P1(signbit, __builtin_signbit(x))
 #undef __MSLSIM_P1
 template <class X, class Y, class V = __fp_t<__common_t<X, Y>>> METAL_FUNC __bool_of<V> isordered(const X& x, const Y& y) {
