@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 1;  // bump when the entry layout changes
+constexpr int kFormat = 2;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -157,7 +157,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.info.maxTotalThreadsPerThreadgroup = info["max_threads"];
       for (auto& a : info["arguments"]) e.info.arguments.push_back(argumentFromJson(a));
       e.staticThreadgroupBytes = k["threadgroup_bytes"];
-      e.synchronises = k["synchronises"];
+      e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
       e.instrumented = k["instrumented"];
       for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
       e.sites = sites;
@@ -203,7 +203,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                               {"location", position(k.info.location)},
                               {"max_threads", k.info.maxTotalThreadsPerThreadgroup}, {"arguments", args}}},
                             {"threadgroup_bytes", k.staticThreadgroupBytes},
-                            {"synchronises", k.synchronises},
+                            {"scheduling", int(k.scheduling)},
                             {"instrumented", k.instrumented},
                             {"threadgroup_variables", vars}});
   }

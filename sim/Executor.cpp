@@ -100,6 +100,15 @@ void DispatchGeometry::writeBuiltin(BuiltinValue builtin, Size3 group, Size3 gro
   }
 }
 
+const char* threadSchedulingName(ThreadScheduling s) {
+  switch (s) {
+    case ThreadScheduling::Sequential: return "sequential";
+    case ThreadScheduling::Coroutines: return "coroutines";
+    case ThreadScheduling::Fibers: return "fibers";
+  }
+  return "?";
+}
+
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -141,7 +150,10 @@ struct CallSite {
     if (c != 0) return c < 0;
     return std::tie(line, column) < std::tie(o.line, o.column);
   }
-  bool operator==(const CallSite& o) const { return !(*this < o) && !(o < *this); }
+  bool operator==(const CallSite& o) const {
+    if (file == o.file) return line == o.line && column == o.column;  // the usual case: one string
+    return !(*this < o) && !(o < *this);
+  }
   SourcePosition position() const { return {file ? file : "", line, column}; }
 };
 
@@ -151,16 +163,17 @@ struct SimThread {
   uint32_t linear = 0;
   Size3 local{0, 0, 0};
   ThreadState state = ThreadState::Runnable;
-  fcontext_t context = nullptr;    // the fiber, while suspended
-  fcontext_t scheduler = nullptr;  // where to go back when it blocks
+  fcontext_t context = nullptr;    // Fibers: the fiber, while suspended
+  fcontext_t scheduler = nullptr;  // Fibers: where to go back when it blocks
+  void* coroutine = nullptr;       // Coroutines: the handle, once started
   std::vector<void*> args;
   std::vector<std::array<uint8_t, 16>> builtinStorage;
   const FiberStack* stack = nullptr;
   // Pending synchronisation.
   CallSite site;
   unsigned flags = 0;
-  const void* value = nullptr;  // SIMD exchange: this lane's contribution
-  void* lanes = nullptr;        // and where all 32 contributions go
+  std::vector<uint8_t> contribution;  // SIMD exchange: a copy of this lane's value
+  void* lanes = nullptr;              // and where all 32 contributions go
   unsigned size = 0;            // 0 for simdgroup_barrier
   unsigned resultMask = 0;
 };
@@ -231,6 +244,8 @@ class ThreadgroupScheduler {
   void threadgroupBarrier(unsigned flags, CallSite site);
   unsigned simdExchange(const void* value, void* lanes, unsigned size, CallSite site);
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
+  unsigned simdResult() const { return current_ ? current_->resultMask : 0; }
+  void* coroutineFrame(uint64_t size);
   char* arena() { return arena_.data(); }
   [[noreturn]] void abortCurrentThread();
   // Runs the observers on an access about to happen; false if it must not happen.
@@ -261,11 +276,24 @@ class ThreadgroupScheduler {
   std::vector<SimThread> threads_;
   std::vector<char> arena_;
   SimThread* current_ = nullptr;
-  bool fibers_ = false;
+  ThreadScheduling scheduling_ = ThreadScheduling::Sequential;
+  // Coroutines: one frame per thread, `frameStride_` bytes apart, reused across threadgroups.
+  std::unique_ptr<char, decltype(&std::free)> frames_{nullptr, &std::free};
+  uint64_t frameStride_ = 0, frameCapacity_ = 0;
+  bool framesReady_ = false;  // sized for this threadgroup
+  // Kept by the hooks so that releasing a barrier every thread reached is one pass over the threads.
+  uint32_t atBarrier_ = 0, atSimdCollective_ = 0;
+  CallSite barrierSite_;  // of the first thread to arrive
+  bool barrierSitesDiffer_ = false;
+  unsigned barrierFlags_ = 0;
   // Where a thread that cannot go on (timeout in a thread loop, a hardware fault) leaves the JIT'd
   // code: the worker's own stack, in run().
   sigjmp_buf escape_;
   void runThreads(Size3 group, Size3 size, uint32_t count);
+  void runSequentially(Size3 group, Size3 size, uint32_t count);
+  void prepareThreads(Size3 group, Size3 size, uint32_t count);
+  void resume(SimThread& t);
+  bool isPrivateFrame(uintptr_t address, uint64_t size) const;
   void reportFault(Size3 group);
 };
 
@@ -396,7 +424,8 @@ void ThreadgroupScheduler::run(Size3 group) {
   for (size_t i = 0; i + 4 <= arena_.size(); i += 4) std::memcpy(&arena_[i], &kPoisonWord, 4);
 
   tCurrent = this;
-  fibers_ = dispatch_.kernel.synchronises;
+  scheduling_ = dispatch_.kernel.scheduling;
+  framesReady_ = false;
   current_ = nullptr;
   group_ = group;
   groupSize_ = size;
@@ -463,7 +492,9 @@ bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
     if (a.target == MemoryAccess::Target::Unknown) {
       // Thread-private memory the IR could not prove private (a pointer into the stack).
       uintptr_t here = reinterpret_cast<uintptr_t>(&a);
-      if (current_->stack) {
+      if (isPrivateFrame(address, size)) {
+        a.target = MemoryAccess::Target::Private;
+      } else if (current_->stack) {
         uintptr_t top = reinterpret_cast<uintptr_t>(current_->stack->top());
         if (address < top && address + FiberStack::kSize >= top) a.target = MemoryAccess::Target::Private;
       } else if (address >= here - (1 << 20) && address < here + (8 << 20)) {
@@ -477,57 +508,120 @@ bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
   return !a.suppress;
 }
 
-void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
-  if (!fibers_) {
-    // No barrier or SIMD-group function can be reached: run the threads one after another, reusing
-    // one thread record.
-    threads_.resize(1);
-    SimThread& t = threads_[0];
-    t = SimThread{};
-    bindArguments(t);
-    current_ = &t;
-    arrangeOrder(count);
-    for (uint32_t i : order_) {
-      t.linear = i;
-      t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
-      writeBuiltins(t, group, size);
-      dispatch_.kernel.entry(t.args.data());
-    }
-    return;
-  }
-
-  threads_.resize(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    SimThread& t = threads_[i];
-    t = SimThread{};
+void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t count) {
+  // No barrier or SIMD-group function can be reached: run the threads one after another, reusing
+  // one thread record.
+  threads_.resize(1);
+  SimThread& t = threads_[0];
+  t.state = ThreadState::Runnable;
+  t.stack = nullptr;
+  bindArguments(t);
+  current_ = &t;
+  arrangeOrder(count);
+  for (uint32_t i : order_) {
     t.linear = i;
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+    writeBuiltins(t, group, size);
+    dispatch_.kernel.entry(t.args.data());
   }
-  while (stacks_.size() < count) stacks_.push_back(std::make_unique<FiberStack>());
+}
+
+// Thread records, with their argument vectors, are reused from one threadgroup to the next.
+void ThreadgroupScheduler::prepareThreads(Size3 group, Size3 size, uint32_t count) {
+  threads_.resize(count);
+  bool fibers = scheduling_ == ThreadScheduling::Fibers;
+  if (fibers)
+    while (stacks_.size() < count) stacks_.push_back(std::make_unique<FiberStack>());
   for (uint32_t i = 0; i < count; ++i) {
-    bindArguments(threads_[i]);
-    writeBuiltins(threads_[i], group, size);
-    threads_[i].context = make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain);
-    threads_[i].stack = stacks_[i].get();
+    SimThread& t = threads_[i];
+    t.linear = i;
+    t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+    t.state = ThreadState::Runnable;
+    t.coroutine = nullptr;
+    t.scheduler = nullptr;
+    t.context = fibers ? make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain) : nullptr;
+    t.stack = fibers ? stacks_[i].get() : nullptr;
+    t.flags = t.size = t.resultMask = 0;
+    bindArguments(t);
+    writeBuiltins(t, group, size);
   }
+}
+
+// Runs `t` until it blocks at a barrier or SIMD-group function, or finishes.
+void ThreadgroupScheduler::resume(SimThread& t) {
+  if (scheduling_ == ThreadScheduling::Coroutines) {
+    using Resume = void (*)(void* handle);
+    if (!t.coroutine)
+      t.coroutine = reinterpret_cast<CoroutineEntryFunction>(dispatch_.kernel.entry)(t.args.data());
+    else
+      (*static_cast<Resume*>(t.coroutine))(t.coroutine);
+    // A coroutine at its final suspension has no resume function.
+    if (*static_cast<Resume*>(t.coroutine) == nullptr) t.state = ThreadState::Done;
+    return;
+  }
+  transfer_t back = jump_fcontext(t.context, &t);
+  t.context = back.fctx;
+}
+
+void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
+  // The frame holds what a thread keeps across barriers, its private arrays among them: give it
+  // no more than a fiber's stack, so both ways of running a kernel agree on what fits.
+  if (size > FiberStack::kSize) {
+    dispatch_.report({Finding::Severity::Error, "stack-overflow",
+                      describeThread(*current_, group_) + " needs " + std::to_string(size / 1024) +
+                          " KiB of private memory, more than the " + std::to_string(FiberStack::kSize / 1024) +
+                          " KiB mslsim gives each thread: its private (thread) arrays are too large",
+                      {}});
+    siglongjmp(escape_, 1);
+  }
+  // Every thread asks for the same size; the first request of a threadgroup, made before any
+  // frame is live, sizes the storage for all of them.
+  if (!framesReady_ || size > frameStride_) {
+    uint64_t stride = (size + kCoroutineFrameAlignment - 1) / kCoroutineFrameAlignment * kCoroutineFrameAlignment;
+    uint64_t bytes = stride * threads_.size();
+    if (bytes > frameCapacity_) {
+      frames_.reset(static_cast<char*>(std::aligned_alloc(kCoroutineFrameAlignment, bytes)));
+      if (!frames_) throw std::bad_alloc();
+      frameCapacity_ = bytes;
+    }
+    frameStride_ = stride;
+    framesReady_ = true;
+  }
+  char* frame = frames_.get() + frameStride_ * current_->linear;
+  std::memset(frame, 0, std::min<uint64_t>(size, 2 * sizeof(void*)));  // no resume function yet
+  return frame;
+}
+
+bool ThreadgroupScheduler::isPrivateFrame(uintptr_t address, uint64_t size) const {
+  if (scheduling_ != ThreadScheduling::Coroutines || !frames_) return false;
+  uintptr_t begin = reinterpret_cast<uintptr_t>(frames_.get());
+  return address >= begin && address + size <= begin + frameStride_ * threads_.size();
+}
+
+void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
+  if (scheduling_ == ThreadScheduling::Sequential) return runSequentially(group, size, count);
+  prepareThreads(group, size, count);
+  atBarrier_ = atSimdCollective_ = 0;
+  barrierSitesDiffer_ = false;
   random_.seed(dispatch_.request.options.schedule.seed * 0x9E3779B97F4A7C15ull + groupLinear_);
+  bool reshuffle = dispatch_.request.options.schedule.order == Schedule::Order::Random;
+  arrangeOrder(count);
   for (;;) {
     bool ranAny = false;
-    arrangeOrder(count);
+    if (reshuffle) arrangeOrder(count);
     for (uint32_t index : order_) {
       SimThread& t = threads_[index];
       if (t.state != ThreadState::Runnable) continue;
       ranAny = true;
       current_ = &t;
-      transfer_t back = jump_fcontext(t.context, &t);
-      t.context = back.fctx;
+      resume(t);
       current_ = nullptr;
       if (dispatch_.cancelled) break;
     }
     if (dispatch_.cancelled || dispatch_.stop) break;
     if (ranAny) continue;
     // Every thread is blocked or finished: release what can be released.
-    if (resolveSimdGroups()) continue;
+    if (atSimdCollective_ && resolveSimdGroups()) continue;
     if (!resolveBarrier(group)) break;
   }
 }
@@ -576,13 +670,16 @@ void ThreadgroupScheduler::fiberMain(transfer_t t) {
 void ThreadgroupScheduler::block(ThreadState state) {
   SimThread* t = current_;
   t->state = state;
+  if (scheduling_ == ThreadScheduling::Coroutines) return;  // it suspends when the hook returns
   transfer_t back = jump_fcontext(t->scheduler, nullptr);
   t->scheduler = back.fctx;
 }
 
 void ThreadgroupScheduler::abortCurrentThread() {
   if (current_) dispatch_.noteStuck({"still running", {}, group_, current_->local, current_->linear % kSimdWidth});
-  if (!fibers_) siglongjmp(escape_, 1);
+  // A thread loop or a coroutine runs on the worker's stack: leave through the escape point (the
+  // whole threadgroup is abandoned, as the dispatch is being cancelled anyway).
+  if (scheduling_ != ThreadScheduling::Fibers) siglongjmp(escape_, 1);
   SimThread* t = current_;
   t->state = ThreadState::Aborted;
   jump_fcontext(t->scheduler, nullptr);
@@ -590,23 +687,33 @@ void ThreadgroupScheduler::abortCurrentThread() {
 }
 
 void ThreadgroupScheduler::threadgroupBarrier(unsigned flags, CallSite site) {
-  if (!fibers_ || !current_) return;
+  if (scheduling_ == ThreadScheduling::Sequential || !current_) return;
   current_->site = site;
   current_->flags = flags;
+  if (atBarrier_++ == 0) {
+    barrierSite_ = site;
+    barrierFlags_ = 0;
+  } else if (!(site == barrierSite_)) {
+    barrierSitesDiffer_ = true;
+  }
+  barrierFlags_ |= flags;
   block(ThreadState::AtThreadgroupBarrier);
 }
 
 unsigned ThreadgroupScheduler::simdExchange(const void* value, void* lanes, unsigned size,
                                             CallSite site) {
-  if (!fibers_ || !current_) {  // not reachable when the kernel was classified correctly
+  if (scheduling_ == ThreadScheduling::Sequential || !current_) {  // not reachable when the kernel was classified correctly
     if (size) std::memcpy(static_cast<char*>(lanes) + lane() * size, value, size);
     return 1u << lane();
   }
   SimThread* t = current_;
   t->site = site;
-  t->value = value;
+  // A copy: a suspended coroutine's temporaries are gone (its lanes buffer, read after the
+  // resume, lives in its frame).
+  t->contribution.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
   t->lanes = lanes;
   t->size = size;
+  ++atSimdCollective_;
   block(ThreadState::AtSimdCollective);
   return t->resultMask;
 }
@@ -643,14 +750,23 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
                         {site.position()}});
       return false;
     }
+    // All contributions are gathered into the first active lane's buffer, which is then copied
+    // whole to the others (entries of inactive lanes are never read).
+    const char* gathered = nullptr;
     for (uint32_t i = first; i < last; ++i) {
       SimThread& t = threads_[i];
       if (!(mask & (1u << (i - first)))) continue;
-      for (uint32_t j = first; j < last && size; ++j)
-        if (mask & (1u << (j - first)))
-          std::memcpy(static_cast<char*>(t.lanes) + (j - first) * size, threads_[j].value, size);
+      if (size && !gathered) {
+        for (uint32_t j = first; j < last; ++j)
+          if (mask & (1u << (j - first)))
+            std::memcpy(static_cast<char*>(t.lanes) + (j - first) * size, threads_[j].contribution.data(), size);
+        gathered = static_cast<const char*>(t.lanes);
+      } else if (size) {
+        std::memcpy(t.lanes, gathered, size_t(size) * (last - first));
+      }
       t.resultMask = mask;
       t.state = ThreadState::Runnable;
+      --atSimdCollective_;
     }
     if (size == 0)
       for (auto& o : observers_) o->simdgroupBarrier(first / kSimdWidth);
@@ -682,14 +798,29 @@ std::string ThreadgroupScheduler::describeThread(const SimThread& t, Size3 group
 
 // All threads are at threadgroup barriers or finished. Returns false when the threadgroup is done.
 bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
-  std::map<CallSite, std::vector<SimThread*>> waiting;
+  if (atBarrier_ == threads_.size() && !barrierSitesDiffer_) {
+    // Every thread at the same barrier: the usual case.
+    for (auto& t : threads_) t.state = ThreadState::Runnable;
+    atBarrier_ = 0;
+    for (auto& o : observers_) o->threadgroupBarrier(barrierFlags_);
+    return true;
+  }
+  const SimThread* firstWaiting = nullptr;
+  bool oneBarrier = true;
   uint32_t done = 0;
   for (auto& t : threads_) {
-    if (t.state == ThreadState::AtThreadgroupBarrier) waiting[t.site].push_back(&t);
     if (t.state == ThreadState::Done) ++done;
+    if (t.state != ThreadState::AtThreadgroupBarrier) continue;
+    if (!firstWaiting)
+      firstWaiting = &t;
+    else if (!(t.site == firstWaiting->site))
+      oneBarrier = false;
   }
-  if (waiting.empty()) return false;
-  if (waiting.size() > 1) {
+  if (!firstWaiting) return false;
+  if (!oneBarrier) {
+    std::map<CallSite, std::vector<const SimThread*>> waiting;
+    for (auto& t : threads_)
+      if (t.state == ThreadState::AtThreadgroupBarrier) waiting[t.site].push_back(&t);
     auto a = waiting.begin(), b = std::next(a);
     Finding f{Finding::Severity::Error, "barrier-divergence",
               "threads of one threadgroup wait at different barriers: " + describeThread(*a->second[0], group) +
@@ -701,7 +832,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
     dispatch_.report(std::move(f));
     return false;
   }
-  const CallSite& site = waiting.begin()->first;
+  const CallSite site = firstWaiting->site;
   if (done > 0 && dispatch_.facts.checks.sync) {
     const SimThread* returned = nullptr;
     for (auto& t : threads_)
@@ -718,10 +849,13 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
                       {site.position()}});
   }
   unsigned flags = 0;
-  for (SimThread* t : waiting.begin()->second) {
-    flags |= t->flags;
-    t->state = ThreadState::Runnable;
-  }
+  for (auto& t : threads_)
+    if (t.state == ThreadState::AtThreadgroupBarrier) {
+      flags |= t.flags;
+      t.state = ThreadState::Runnable;
+    }
+  atBarrier_ = 0;
+  barrierSitesDiffer_ = false;
   for (auto& o : observers_) o->threadgroupBarrier(flags);
   return true;
 }
@@ -942,6 +1076,8 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
   return tCurrent ? tCurrent->simdExchange(value, lanes, size, {file, line, column}) : 1u;
 }
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->lane() : 0; }
+unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->simdResult() : 0; }
+void* __mslsim_coroutine_frame(uint64_t size) { return tCurrent->coroutineFrame(size); }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
 void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
   if (tCurrent) tCurrent->inactiveLaneRead(lane, {file, line, column});
@@ -962,6 +1098,8 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_simdgroup_barrier", reinterpret_cast<void*>(&__mslsim_simdgroup_barrier)},
       {"__mslsim_simd_exchange", reinterpret_cast<void*>(&__mslsim_simd_exchange)},
       {"__mslsim_simd_lane", reinterpret_cast<void*>(&__mslsim_simd_lane)},
+      {hook::kSimdResult, reinterpret_cast<void*>(&__mslsim_simd_result)},
+      {hook::kCoroutineFrame, reinterpret_cast<void*>(&__mslsim_coroutine_frame)},
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},

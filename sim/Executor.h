@@ -1,8 +1,8 @@
 // The Metal execution model: a dispatch is a grid of threadgroups; a threadgroup is up to 1024
 // threads sharing a ThreadgroupArena; its threads form 32-wide SIMD-groups. Threadgroups run in
 // parallel on worker threads. Within a threadgroup, a kernel that never synchronises runs its threads
-// one after another; one that does runs each thread as a fiber and switches at barriers and SIMD-group
-// functions (the ThreadgroupScheduler).
+// one after another; one that does runs each thread as a coroutine (or, as a fallback, a fiber)
+// suspended at barriers and SIMD-group functions (the ThreadgroupScheduler).
 //
 // Nothing here knows about LLVM: a kernel is an entry function `void(void** args)` plus its
 // KernelInfo, produced by the JIT.
@@ -25,6 +25,18 @@
 namespace mslsim {
 
 using EntryFunction = void (*)(void** args);
+// ThreadScheduling::Coroutines: the entry starts a thread and returns its coroutine handle, whose
+// first word is the resume function (null once the thread has finished).
+using CoroutineEntryFunction = void* (*)(void** args);
+
+// How the threads of one threadgroup take turns.
+enum class ThreadScheduling : uint8_t {
+  Sequential,  // the kernel never synchronises: each thread runs to its end, one after another
+  Coroutines,  // a thread suspends at each barrier or SIMD-group function and is resumed by a call
+  Fibers,      // each thread has its own stack, switched at barriers and SIMD-group functions: the
+               // fallback when synchronisation hides behind a call that could not be inlined
+};
+const char* threadSchedulingName(ThreadScheduling s);  // "sequential", "coroutines", "fibers"
 
 enum class AccessOp : uint8_t { Load, Store, AtomicRMW, AtomicLoad, AtomicStore };
 inline bool isWrite(AccessOp op) { return op == AccessOp::Store || op == AccessOp::AtomicRMW || op == AccessOp::AtomicStore; }
@@ -51,7 +63,7 @@ struct ExecutableKernel {
   KernelInfo info;
   EntryFunction entry = nullptr;
   uint64_t staticThreadgroupBytes = 0;  // `threadgroup` variables declared in the kernel
-  bool synchronises = true;             // calls barriers or SIMD-group functions
+  ThreadScheduling scheduling = ThreadScheduling::Fibers;
   std::shared_ptr<void> owner;          // keeps the JIT'd code alive
   // Checked builds: the instrumented access sites, the threadgroup variables, the user's files.
   bool instrumented = false;

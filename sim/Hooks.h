@@ -18,11 +18,16 @@ namespace hook {
 constexpr const char* kThreadgroupBarrier = "__mslsim_threadgroup_barrier";
 constexpr const char* kSimdgroupBarrier = "__mslsim_simdgroup_barrier";
 constexpr const char* kSimdExchange = "__mslsim_simd_exchange";
+constexpr const char* kSimdResult = "__mslsim_simd_result";          // i32(void): after a resume
+constexpr const char* kCoroutineFrame = "__mslsim_coroutine_frame";  // ptr(i64 size): this thread's
 constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
 constexpr const char* kPoll = "__mslsim_poll";                           // void(void)
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
 // i32(ptr address, i64 size, i32 site, ptr newValue): nonzero if the access may happen.
 constexpr const char* kAccess = "__mslsim_access";
 }  // namespace hook
+
+// The alignment of the coroutine frames the simulator hands out (hook::kCoroutineFrame).
+constexpr unsigned kCoroutineFrameAlignment = 64;
 
 }  // namespace mslsim

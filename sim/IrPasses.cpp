@@ -7,6 +7,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
@@ -453,6 +454,130 @@ bool reachesSynchronisation(llvm::Function& entry) {
       }
   }
   return false;
+}
+
+}  // namespace mslsim
+
+namespace mslsim {
+
+namespace {
+
+bool isSynchronisationHook(const llvm::Function* f) {
+  if (!f) return false;
+  llvm::StringRef name = f->getName();
+  return name == hook::kThreadgroupBarrier || name == hook::kSimdgroupBarrier || name == hook::kSimdExchange;
+}
+
+}  // namespace
+
+llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
+  // Every synchronisation point must be a hook call in `entry` itself: a coroutine can only
+  // suspend in its own body, not in a function it calls.
+  std::vector<llvm::CallInst*> hooks;
+  std::vector<llvm::ReturnInst*> returns;
+  for (auto& bb : entry)
+    for (auto& inst : bb) {
+      if (auto* ret = llvm::dyn_cast<llvm::ReturnInst>(&inst)) returns.push_back(ret);
+      auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+      if (!call) continue;
+      llvm::Function* callee = call->getCalledFunction();
+      if (!callee) {
+        if (!call->isInlineAsm()) return nullptr;
+        continue;
+      }
+      if (isSynchronisationHook(callee)) {
+        auto* plain = llvm::dyn_cast<llvm::CallInst>(call);
+        if (!plain) return nullptr;
+        hooks.push_back(plain);
+      } else if (!callee->isDeclaration() && reachesSynchronisation(*callee)) {
+        return nullptr;
+      }
+    }
+
+  llvm::Module& module = *entry.getParent();
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+
+  // The same body in a function that returns its coroutine handle.
+  auto* type = llvm::FunctionType::get(ptr, entry.getFunctionType()->params(), false);
+  llvm::Function* coro = llvm::Function::Create(type, entry.getLinkage(), "", module);
+  coro->copyAttributesFrom(&entry);  // a void function has no return attributes to carry over
+  coro->removeFnAttr(llvm::Attribute::NoInline);
+  coro->removeFnAttr(llvm::Attribute::OptimizeNone);
+  coro->addFnAttr(llvm::Attribute::PresplitCoroutine);
+  coro->takeName(&entry);
+  coro->splice(coro->end(), &entry);
+  for (unsigned i = 0; i < entry.arg_size(); ++i) {
+    coro->getArg(i)->takeName(entry.getArg(i));
+    entry.getArg(i)->replaceAllUsesWith(coro->getArg(i));
+  }
+  // LLVM 16's coroutine frame builder crashes on functions with debug information
+  // (FindDbgAddrUses); nothing downstream needs it: access sites were resolved to source
+  // positions before this point, and barrier sites carry their own.
+  llvm::stripDebugInfo(*coro);
+  entry.setSubprogram(nullptr);
+  entry.replaceAllUsesWith(coro);  // llvm.compiler.used keeps the entry alive
+  entry.eraseFromParent();
+
+  // Frame: memory the simulator gives each thread, sized by the coroutine split.
+  llvm::BasicBlock& first = coro->getEntryBlock();
+  llvm::BasicBlock::iterator at = first.begin();
+  while (llvm::isa<llvm::AllocaInst>(*at)) ++at;
+  llvm::IRBuilder<> b(&first, at);
+  llvm::Value* null = llvm::ConstantPointerNull::get(ptr);
+  llvm::Value* id = b.CreateIntrinsic(llvm::Intrinsic::coro_id, {}, {b.getInt32(kCoroutineFrameAlignment), null, null, null});
+  llvm::Value* size = b.CreateIntrinsic(llvm::Intrinsic::coro_size, {i64}, {});
+  llvm::FunctionCallee frameHook = module.getOrInsertFunction(hook::kCoroutineFrame, llvm::FunctionType::get(ptr, {i64}, false));
+  llvm::Value* memory = b.CreateCall(frameHook, {size});
+  llvm::Value* handle = b.CreateIntrinsic(llvm::Intrinsic::coro_begin, {}, {id, memory});
+
+  // Suspended (or finished): return to the scheduler. Destroyed: nothing to free, the simulator
+  // owns the frame.
+  llvm::BasicBlock* suspended = llvm::BasicBlock::Create(ctx, "coro.suspended", coro);
+  llvm::BasicBlock* cleanup = llvm::BasicBlock::Create(ctx, "coro.cleanup", coro);
+  llvm::BasicBlock* finalSuspend = llvm::BasicBlock::Create(ctx, "coro.final", coro);
+  llvm::BasicBlock* never = llvm::BasicBlock::Create(ctx, "coro.final.resumed", coro);
+  {
+    llvm::IRBuilder<> sb(suspended);
+    sb.CreateIntrinsic(llvm::Intrinsic::coro_end, {}, {handle, sb.getFalse()});
+    sb.CreateRet(handle);
+    llvm::IRBuilder<> cb(cleanup);
+    cb.CreateIntrinsic(llvm::Intrinsic::coro_free, {}, {id, handle});
+    cb.CreateBr(suspended);
+    llvm::IRBuilder<> fb(finalSuspend);
+    llvm::Value* s = fb.CreateIntrinsic(llvm::Intrinsic::coro_suspend, {}, {llvm::ConstantTokenNone::get(ctx), fb.getTrue()});
+    llvm::SwitchInst* sw = fb.CreateSwitch(s, suspended, 2);
+    sw->addCase(fb.getInt8(0), never);
+    sw->addCase(fb.getInt8(1), cleanup);
+    llvm::IRBuilder<>(never).CreateUnreachable();
+  }
+  for (llvm::ReturnInst* ret : returns) {
+    llvm::BranchInst::Create(finalSuspend, ret);
+    ret->eraseFromParent();
+  }
+
+  // Each hook records where the thread waits; the coroutine then suspends until the scheduler
+  // releases it. A SIMD-group exchange's result (the active-lane mask) is read after the resume.
+  llvm::FunctionCallee resultHook = module.getOrInsertFunction(hook::kSimdResult, llvm::FunctionType::get(i32, false));
+  for (llvm::CallInst* call : hooks) {
+    llvm::BasicBlock* block = call->getParent();
+    llvm::BasicBlock* resumed = block->splitBasicBlock(call->getNextNode(), block->getName() + ".resumed");
+    block->getTerminator()->eraseFromParent();
+    llvm::IRBuilder<> hb(block);
+    hb.SetCurrentDebugLocation(call->getDebugLoc());
+    llvm::Value* s = hb.CreateIntrinsic(llvm::Intrinsic::coro_suspend, {}, {llvm::ConstantTokenNone::get(ctx), hb.getFalse()});
+    llvm::SwitchInst* sw = hb.CreateSwitch(s, suspended, 2);
+    sw->addCase(hb.getInt8(0), resumed);
+    sw->addCase(hb.getInt8(1), cleanup);
+    if (call->getCalledFunction()->getName() == hook::kSimdExchange && !call->use_empty()) {
+      llvm::IRBuilder<> rb(resumed, resumed->getFirstInsertionPt());
+      rb.SetCurrentDebugLocation(call->getDebugLoc());
+      call->replaceAllUsesWith(rb.CreateCall(resultHook));
+    }
+  }
+  return coro;
 }
 
 }  // namespace mslsim

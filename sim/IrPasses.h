@@ -50,4 +50,14 @@ void insertCancellationPolls(llvm::Module& module);
 // Whether `entry` can reach a barrier or a SIMD-group function (an indirect call counts as yes).
 bool reachesSynchronisation(llvm::Function& entry);
 
+// Before optimisation, on an entry `void(void** args)` whose synchronisation hooks have all been
+// inlined into it: turns it into an LLVM switch-resumed coroutine `void*(void** args)` that
+// suspends after each barrier or SIMD-group hook, so a thread waiting at a barrier costs a return
+// and a resume call instead of a stack switch. LLVM's coroutine passes (part of the -O2 pipeline)
+// split it into ramp and resume functions and keep values live across a suspension in the frame,
+// which the simulator provides per thread (hook::kCoroutineFrame). Returns the new function, or
+// null (and leaves `entry` alone) when a synchronisation point is reached through a call that could
+// not be inlined: such kernels run on fibers.
+llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry);
+
 }  // namespace mslsim

@@ -36,13 +36,15 @@ void initialiseLlvmOnce() {
   });
 }
 
-// -O2. For checked builds, `instrument` runs first, on IR where every function has been inlined
-// into its kernel and scalars promoted out of memory, but nothing else changed: accesses still
-// carry their own source line and are traceable to the parameter or threadgroup variable they
-// use. (After InstCombine and SimplifyCFG, loads from two buffers in an if/else become one load
-// through a merged pointer with no line.) The instrumented module is then optimised normally.
-void optimise(llvm::Module& module, llvm::TargetMachine& tm,
-              const std::function<void(llvm::Module&)>& instrument) {
+// -O2, after two preparations on IR where every function has been inlined into its kernel:
+// kernels that synchronise become coroutines (see lowerSynchronisationToCoroutine), and for
+// checked builds `instrument` runs on IR where scalars have been promoted out of memory but nothing
+// else changed: accesses still carry their own source line and are traceable to the parameter or
+// threadgroup variable they use. (After InstCombine and SimplifyCFG, loads from two buffers in an
+// if/else become one load through a merged pointer with no line.) Returns how each entry's threads
+// are to be scheduled.
+std::map<std::string, ThreadScheduling> optimise(llvm::Module& module, llvm::TargetMachine& tm,
+                                                 const std::function<void(llvm::Module&)>& instrument) {
   bool vectorise = !instrument;
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -58,7 +60,18 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm,
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  if (instrument) {
+
+  std::vector<llvm::Function*> entries;
+  for (auto& f : module)
+    if (f.getName().startswith(kEntryPrefix)) entries.push_back(&f);
+  std::map<std::string, ThreadScheduling> scheduling;
+  bool anySynchronises = false;
+  for (llvm::Function* e : entries) {
+    bool sync = reachesSynchronisation(*e);
+    scheduling[e->getName().str()] = sync ? ThreadScheduling::Fibers : ThreadScheduling::Sequential;
+    anySynchronises |= sync;
+  }
+  if (instrument || anySynchronises) {
     // MSL has no recursion, so every function can be inlined into the kernels that call it.
     for (auto& f : module)
       if (!f.isDeclaration() && !f.getName().startswith(kEntryPrefix)) {
@@ -67,15 +80,22 @@ void optimise(llvm::Module& module, llvm::TargetMachine& tm,
       }
     llvm::ModulePassManager prepare;
     prepare.addPass(llvm::AlwaysInlinerPass());
-    llvm::FunctionPassManager promote;
-    promote.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-    prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
+    if (instrument) {
+      llvm::FunctionPassManager promote;
+      promote.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+      prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
+    }
     prepare.run(module, mam);
-    instrument(module);
+    if (instrument) instrument(module);
+    for (llvm::Function* e : entries)
+      if (scheduling[e->getName().str()] == ThreadScheduling::Fibers)
+        if (llvm::Function* c = lowerSynchronisationToCoroutine(*e))
+          scheduling[c->getName().str()] = ThreadScheduling::Coroutines;
     mam.clear();
   }
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
+  return scheduling;
 }
 
 }  // namespace
@@ -116,7 +136,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
       sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
           m, kEntryPrefix, kernelOfEntry, program.kernels, program.sources ? *program.sources : noSources));
     };
-  optimise(module, **tm, instrumentation);
+  std::map<std::string, ThreadScheduling> scheduling = optimise(module, **tm, instrumentation);
   insertCancellationPolls(module);
   // For developers of mslsim: the final IR, as the JIT gets it.
   if (const char* dump = std::getenv("MSLSIM_DUMP_IR")) {
@@ -130,10 +150,6 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     error = "internal error: invalid IR after lowering: " + verifyStream.str();
     return false;
   }
-  std::map<std::string, bool> synchronises;
-  for (auto& f : module)
-    if (f.getName().startswith(kEntryPrefix)) synchronises[f.getName().str()] = reachesSynchronisation(f);
-
   // Native code for this machine.
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
@@ -152,7 +168,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     k.instrumented = instrument;
     k.sites = sites ? sites : std::make_shared<const std::vector<AccessSite>>();
     k.sources = program.sources;
-    k.synchronises = synchronises.count(info.entrySymbol) ? synchronises[info.entrySymbol] : true;
+    k.scheduling = scheduling.count(info.entrySymbol) ? scheduling[info.entrySymbol] : ThreadScheduling::Fibers;
     k.info = info;
     out.kernels.push_back(std::move(k));
   }

@@ -167,7 +167,7 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]
   EXPECT_EQ(ok.out[3], 5.0f);
 }
 
-TEST(Executor, AStackOverflowInAFiberIsAFinding) {
+TEST(Executor, AThreadWithTooMuchPrivateMemoryIsAFinding) {
   KernelRun r = runKernel(R"(
 kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
   float big[200000];
@@ -199,4 +199,38 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgr
   EXPECT_EQ(a.out, c.out);
   KernelRun x = runKernel(withoutBarrier, 256, 64, 256), y = runKernel(withoutBarrier, 256, 64, 256, 60, reverse);
   EXPECT_NE(x.out, y.out);
+}
+
+TEST(Executor, SynchronisingKernelsRunAsCoroutinesAndFallBackToFibers) {
+  // A barrier reached through recursion cannot be inlined into the kernel, so that kernel's
+  // threads cannot be coroutines (MSL forbids recursion; Clang accepts it): they run on fibers,
+  // with the same results.
+  const char* inlinable = R"(
+void exchange(threadgroup float* slots, uint i) { threadgroup_barrier(mem_flags::mem_threadgroup); }
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgroup]], uint g [[thread_position_in_grid]]) {
+  threadgroup float slots[64];
+  slots[i] = float(g);
+  exchange(slots, i);
+  out[g] = slots[(i + 1) % 64] + simd_sum(1.0f);
+})";
+  const char* recursive = R"(
+void exchange(threadgroup float* slots, uint i, int depth) {
+  if (depth > 0) exchange(slots, i, depth - 1); else threadgroup_barrier(mem_flags::mem_threadgroup);
+}
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgroup]], uint g [[thread_position_in_grid]]) {
+  threadgroup float slots[64];
+  slots[i] = float(g);
+  exchange(slots, i, 2);
+  out[g] = slots[(i + 1) % 64] + simd_sum(1.0f);
+})";
+  auto compile = [](const char* body) {
+    return Program::compileSource("/virtual/exec.metal", std::string("#include <metal_stdlib>\nusing namespace metal;\n") + body, {}, false);
+  };
+  EXPECT_EQ(compile(inlinable)->kernel("k").scheduling, ThreadScheduling::Coroutines);
+  EXPECT_EQ(compile(recursive)->kernel("k").scheduling, ThreadScheduling::Fibers);
+  KernelRun a = runKernel(inlinable, 128, 64, 128), b = runKernel(recursive, 128, 64, 128);
+  ASSERT_FALSE(a.result.hasErrors());
+  ASSERT_FALSE(b.result.hasErrors());
+  for (uint32_t g = 0; g < 128; ++g) EXPECT_EQ(a.out[g], float(g / 64 * 64 + (g % 64 + 1) % 64) + 32.0f) << g;
+  EXPECT_EQ(a.out, b.out);
 }
