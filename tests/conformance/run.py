@@ -746,6 +746,143 @@ def lanes_masked_check(wants, defs, xs, dst):
     return check
 
 
+# ---------------------------------------------------------------- common functions
+def formula_allowed(formulas, fmt):
+    def fn(xs, ref, fmt_):
+        errs = [fp.ulp_error(T._in_fmt(f, fmt)(*xs), ref, fmt) for f in formulas]
+        return np.maximum.reduce(errs) + 1
+    return fn
+
+
+def common_cases(rng):
+    cases = []
+    for c in T.COMMON:
+        for tname in ("float", "half", "bfloat"):
+            fmt = FMTS[tname]
+            n = 4096 if fmt is FLOAT else 16384
+            if c.args == "f":
+                xs = [unary_float_inputs(fmt, rng)]
+            elif c.args == "ff":
+                xs = [fp.round64(v, fmt) for v in pairs(fmt, rng, c.dom, n)]
+            else:
+                xs = [fp.round64(v, fmt) for v in triples(fmt, rng, c.dom, n)]
+            b = c.bound
+            if b.kind == "formula":
+                b = T.Bound("ulpfn", 0, b.src, formula_allowed(c.formulas, fmt), b.note + " (+1 ulp)")
+            for ns in (c.namespaces if tname == "float" else ("metal",)):
+                prefix = {"metal": "metal::", "precise": "metal::precise::", "fast": "metal::fast::"}[ns]
+                chk = float_check(fmt, [c.ref], [b], fast=(ns == "fast"), zero_sign=c.zero_sign, skip=c.skip)
+                args = [tname] * len(c.args)
+                body = f"r0 = {prefix}{c.name}({', '.join(f'a{k}' for k in range(len(args)))});"
+                inputs = [fp.encode(x, fmt) for x in xs]
+                cases.append(Case("common", c.name, tname, ns, args, [tname], body, inputs, chk, b.describe(),
+                                  xfail=c.xfail.get((tname, ns))))
+                if ns == "metal":
+                    w = {"float": 4, "half": 3, "bfloat": 2}[tname]
+                    cases.append(Case("common", c.name, tname, ns, args, [tname] * w, vec_body(prefix + c.name, args, w),
+                                      inputs, lane_check(chk, w), b.describe(), vec=w))
+    return cases
+
+
+# ---------------------------------------------------------------- geometric functions
+def _dot(x, y):
+    r = x[0] * y[0]
+    for k in range(1, len(x)):
+        r = r + x[k] * y[k]
+    return r
+
+
+def _refract(i, n, eta, dt):
+    d = _dot(n, i)
+    k = dt(1) - eta * eta * (dt(1) - d * d)
+    with np.errstate(invalid="ignore"):
+        out = [eta * ik - (eta * d + np.sqrt(k)) * nk for ik, nk in zip(i, n)]
+    return [np.where(k < 0, dt(0), o) for o in out]
+
+
+# name: (vector arguments, scalar eta argument, vector result, formula(args, dt))
+GEO = {
+    "dot": (2, False, False, lambda a, dt: _dot(a[0], a[1])),
+    "length": (1, False, False, lambda a, dt: np.sqrt(_dot(a[0], a[0]))),
+    "length_squared": (1, False, False, lambda a, dt: _dot(a[0], a[0])),
+    "distance": (2, False, False, lambda a, dt: np.sqrt(_dot([p - q for p, q in zip(a[0], a[1])], [p - q for p, q in zip(a[0], a[1])]))),
+    "distance_squared": (2, False, False, lambda a, dt: _dot([p - q for p, q in zip(a[0], a[1])], [p - q for p, q in zip(a[0], a[1])])),
+    "normalize": (1, False, True, lambda a, dt: [c / np.sqrt(_dot(a[0], a[0])) for c in a[0]]),
+    "cross": (2, False, True, lambda a, dt: [a[0][1] * a[1][2] - a[0][2] * a[1][1], a[0][2] * a[1][0] - a[0][0] * a[1][2],
+                                             a[0][0] * a[1][1] - a[0][1] * a[1][0]]),
+    "reflect": (2, False, True, lambda a, dt: [ik - dt(2) * _dot(a[1], a[0]) * nk for ik, nk in zip(a[0], a[1])]),
+    "refract": (2, True, True, lambda a, dt: _refract(a[0], a[1], a[2], dt)),
+    "faceforward": (3, False, True, lambda a, dt: [np.where(_dot(a[2], a[1]) < 0, c, -c) for c in a[0]]),
+}
+
+
+# Magnitude of the terms that are rounded and then cancel (i - 2 dot(n,i) n, eta i - (...) n): a
+# different but equally valid evaluation order may differ by a few roundings at this scale.
+GEO_SCALE = {
+    "reflect": lambda a: [np.maximum(np.abs(ik), np.abs(2 * _dot(a[1], a[0]) * nk)) for ik, nk in zip(a[0], a[1])],
+    "refract": lambda a: [np.maximum(np.abs(a[2] * ik), np.abs((a[2] * _dot(a[1], a[0]) + 1) * nk)) for ik, nk in zip(a[0], a[1])],
+}
+
+
+def geometric_cases(rng):
+    cases = []
+    n = 4096
+    for tname in ("float", "half"):
+        fmt = FMTS[tname]
+        dt = np.float32 if fmt is FLOAT else np.float16
+        for w in (2, 3, 4):
+            for name, (nv, eta, vres, formula) in GEO.items():
+                if name == "cross" and w != 3:
+                    continue
+                scale = 100.0 if fmt is FLOAT else 8.0
+                vecs = []
+                for v in range(nv):
+                    comps = [fp.round64(rng.uniform(-scale, scale, n), fmt) for _ in range(w)]
+                    if name in ("refract", "reflect"):      # unit vectors, as the spec expects
+                        l = np.sqrt(sum(c * c for c in comps))
+                        comps = [fp.round64(c / l, fmt) for c in comps]
+                    vecs.append(comps)
+                args64 = [list(v) for v in vecs]
+                if eta:
+                    e = fp.round64(rng.uniform(0.5, 1.6, n), fmt)
+                    args64.append(e)
+                ref = formula([[np.asarray(c, np.float64) for c in v] if isinstance(v, list) else v for v in args64], np.float64)
+                with np.errstate(all="ignore"):
+                    fT = formula([[c.astype(dt) for c in v] if isinstance(v, list) else v.astype(dt) for v in args64], dt)
+                refs = ref if vres else [ref]
+                fTs = [np.asarray(x, np.float64) for x in (fT if vres else [fT])]
+                a64 = [[np.asarray(c, np.float64) for c in v] if isinstance(v, list) else v for v in args64]
+                scales = GEO_SCALE[name](a64) if name in GEO_SCALE else [np.zeros(n)] * len(fTs)
+                skip = None
+                if name == "refract":     # near the critical angle (k ~ 0) the result is ill-conditioned
+                    d = _dot(a64[1], a64[0])
+                    kk = 1 - a64[2] ** 2 * (1 - d * d)
+                    skip = (lambda m: (lambda xs: m[:len(xs[0])]))(np.abs(kk) < 0.2)
+                flat = [c for v in vecs for c in v] + ([args64[-1]] if eta else [])
+                argt = [tname] * len(flat)
+                decl = []
+                k = 0
+                for v in range(nv):
+                    decl.append(f"{tname}{w} v{v} = {tname}{w}({', '.join(f'a{k + j}' for j in range(w))});")
+                    k += w
+                call_args = [f"v{v}" for v in range(nv)] + ([f"a{k}"] if eta else [])
+                nss = ("metal", "precise", "fast") if name in T.GEOMETRIC_FASTPRECISE and tname == "float" else ("metal",)
+                for ns in nss:
+                    prefix = {"metal": "metal::", "precise": "metal::precise::", "fast": "metal::fast::"}[ns]
+                    nout = w if vres else 1
+                    body = " ".join(decl) + f" auto R = {prefix}{name}({', '.join(call_args)}); " + \
+                        (" ".join(f"r{j} = R[{j}];" for j in range(w)) if vres else "r0 = R;")
+                    bounds = [T.Bound("ulpfn", 0, T.T611, (lambda fr, sc: (lambda xs, rf, fm: fp.ulp_error(fr, rf, fm) + 1 +
+                                      4 * fp.ulp(sc, fm) / fp.ulp(rf, fm)))(fr, sc), "formula in T (+1 ulp)")
+                              for fr, sc in zip(fTs, scales)]
+                    chk = float_check(fmt, [(lambda r: (lambda *xs: r))(r) for r in refs], bounds, fast=(ns == "fast"),
+                                      zero_sign=False, skip=skip)
+                    cases.append(Case("geometric", name, f"{tname}{w}", ns, argt, [tname] * nout, body,
+                                      [fp.encode(c, fmt) for c in flat], chk,
+                                      f"within the formula's own error in {tname} +1 ulp [{T.T611}, no ULP row]"))
+    return cases
+
+
 # ---------------------------------------------------------------- kernels
 def align(n, a=16):
     return (n + a - 1) // a * a
@@ -871,6 +1008,10 @@ def collect(area, rng):
         return math_cases(rng)
     if area == "integer":
         return integer_cases(rng)
+    if area == "common":
+        return common_cases(rng)
+    if area == "geometric":
+        return geometric_cases(rng)
     if area == "relational":
         return relational_cases(rng)
     if area == "conversion":
