@@ -131,21 +131,21 @@ def make_scan(n, rng):
 
 M = 1 << 20
 BENCHES = [
-    Bench("add", "element-wise add", "add", "add", "add", False, "add", make_add, 16 * M, 256 << 10, M, 64 << 10),
+    Bench("add", "element-wise add", "add", "add", "add", False, "add", make_add, 16 * M, 256 << 10, 2 * M, 64 << 10),
     Bench("softcap", "soft cap c·tanh(x/c)", "softcap", "soft_cap", "softcap", False, "softcap", make_softcap,
           16 * M, 256 << 10, M, 64 << 10),
     Bench("gemm512", "tiled SGEMM 16x16", "gemm", "gemm_tiled_16x16", "gemm", False, "gemm", make_gemm,
           512, 64, 128, 32),
     Bench("gemm1024", "tiled SGEMM 16x16", "gemm", "gemm_tiled_16x16", "gemm", False, "gemm", make_gemm,
-          1024, 128, 128, 32),
+          1024, 128, 256, 32),
     Bench("reduce", "tree reduction, barriers", "reduce", "reduce_tree", "reduce", False, "reduce", make_reduce,
-          16 * M, 256 << 10, 256 << 10, 16 << 10),
+          16 * M, 256 << 10, M, 16 << 10),
     Bench("reduce_simd", "reduction with simd_sum", "reduce_simd", "reduce_simd", "reduce_simd", True, "reduce",
-          make_reduce, 16 * M, 256 << 10, 256 << 10, 16 << 10),
+          make_reduce, 16 * M, 256 << 10, M, 16 << 10),
     Bench("depthwise", "depthwise conv, 3 taps", "depthwise", "depthwise3", "depthwise", False, "depthwise",
           make_depthwise, 16 * M, 256 << 10, M, 64 << 10),
     Bench("scan", "2-level simd_prefix_exclusive_sum scan", "scan", "scan_block", "scan", True, "scan", make_scan,
-          16 * M, 256 << 10, 256 << 10, 16 << 10),
+          16 * M, 256 << 10, M, 16 << 10),
 ]
 
 
@@ -314,9 +314,11 @@ def machine(runner):
     lines = []
     try:
         lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-        model = re.search(r"Model name:\s*(.*)", lscpu).group(1).strip()
+        field = lambda name: (re.search(rf"^{name}:\s*(.*)$", lscpu, re.M) or [None, "?"])[1].strip()
         hyper = re.search(r"Hypervisor vendor:\s*(.*)", lscpu)
-        lines.append(f"CPU: {model}, {os.cpu_count()} cores" + (f" ({hyper.group(1).strip()} guest)" if hyper else ""))
+        lines.append(f"CPU: {field('Model name')} (family {field('CPU family')}, model {field('Model')}), "
+                     f"{os.cpu_count()} cores" + (f", {hyper.group(1).strip()} guest" if hyper else "")
+                     + f"; L2 {field('L2 cache')}, L3 {field('L3 cache')}")
     except (OSError, AttributeError):
         lines.append(f"CPU: {platform.machine()}, {os.cpu_count()} cores")
     with open("/proc/meminfo") as f:
@@ -326,7 +328,7 @@ def machine(runner):
             lines.append(re.search(r'PRETTY_NAME="(.*)"', f.read()).group(1))
     except (OSError, AttributeError):
         pass
-    rev = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h %s"], capture_output=True, text=True).stdout.strip()
+    rev = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h (%cs)"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     lines.append(f"mslsim: {rev}{' (plus uncommitted changes)' if dirty else ''}; build {runner.build}")
@@ -335,10 +337,10 @@ def machine(runner):
     return lines
 
 
-def print_tables(rows, runner, load_before, seconds):
+def print_tables(rows, runner, description, load_before, seconds):
     print("## Machine")
     print()
-    for line in machine(runner):
+    for line in description:
         print(f"* {line}")
     print(f"* load average before the run: {load_before}; the run took {seconds:.0f} s"
           f"{' (--quick: small sizes, one repeat)' if runner.quick else ''}")
@@ -392,11 +394,12 @@ def main():
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="mslsim-bench-") as tmp:
         runner = Runner(build, tmp, args.quick)
+        description = machine(runner)  # before the run: the tree may change while it runs
         try:
             rows = [runner.measure(b) for b in BENCHES if not args.only or b.name in args.only]
         except BenchError as e:
             sys.exit(f"bench: {e}")
-    print_tables(rows, runner, load_before, time.time() - start)
+    print_tables(rows, runner, description, load_before, time.time() - start)
 
 
 if __name__ == "__main__":
