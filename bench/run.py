@@ -328,10 +328,17 @@ def machine(runner):
             lines.append(re.search(r'PRETTY_NAME="(.*)"', f.read()).group(1))
     except (OSError, AttributeError):
         pass
-    rev = subprocess.run(["git", "-C", ROOT, "log", "-1", "--format=%h (%cs)"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+    # The revision of the tree the mslsim binary was built from (its CMake source directory).
+    source = ROOT
+    try:
+        with open(os.path.join(runner.build, "CMakeCache.txt")) as f:
+            source = re.search(r"^CMAKE_HOME_DIRECTORY:INTERNAL=(.*)$", f.read(), re.M).group(1)
+    except (OSError, AttributeError):
+        pass
+    rev = subprocess.run(["git", "-C", source, "log", "-1", "--format=%h (%cs)"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", source, "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
-    lines.append(f"mslsim: {rev}{' (plus uncommitted changes)' if dirty else ''}; build {runner.build}")
+    lines.append(f"mslsim: {rev}{' plus uncommitted changes' if dirty else ''}, source {source}, build {runner.build}")
     for peer, info in runner.peers.items():
         lines.append(f"{peer}: " + (info if isinstance(info, str) else f"{info['platform']}; {info['device']}"))
     return lines
