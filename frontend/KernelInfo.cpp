@@ -25,6 +25,8 @@ constexpr BuiltinSpelling kBuiltins[] = {
     {BuiltinValue::ThreadsPerQuadgroup, "threads_per_quadgroup"},
     {BuiltinValue::GridOrigin, "grid_origin"},
     {BuiltinValue::GridSize, "grid_size"},
+    // Deprecated alias (Metal 1-2) of threads_per_simdgroup; builtinName() gives the first spelling.
+    {BuiltinValue::ThreadsPerSimdgroup, "thread_execution_width"},
 };
 }  // namespace
 

@@ -379,7 +379,10 @@ class KernelCollector : public clang::ASTConsumer,
     } else if (fn->isTemplateInstantiation()) {
       return true;  // only [[host_name]] instantiations are addressable kernels
     } else {
-      name = fn->getNameAsString();
+      // A kernel in a namespace is `ns::name` to the host, as in Metal's API.
+      name = fn->getQualifiedNameAsString();
+      for (size_t at; (at = name.find("(anonymous namespace)::")) != std::string::npos;)
+        name.erase(at, std::strlen("(anonymous namespace)::"));
     }
     if (seen_.insert(name).second) candidates_.push_back({fn, name});
     return true;
@@ -446,9 +449,23 @@ class KernelCollector : public clang::ASTConsumer,
         --i;
       }
     }
+    // Commas and parentheses inside template arguments (`packed_vec<float, 3>`) or `decltype(...)`
+    // belong to the type.
     size_t start = beginOffset;
-    while (start > scanFrom && (comment[start - 1 - scanFrom] || (buffer[start - 1] != '(' && buffer[start - 1] != ',')))
+    int nesting = 0;
+    while (start > scanFrom) {
+      char c = buffer[start - 1];
+      if (!comment[start - 1 - scanFrom]) {
+        if (c == '>' || c == ')') {
+          ++nesting;
+        } else if ((c == '<' || c == '(') && nesting > 0) {
+          --nesting;
+        } else if ((c == '(' || c == ',') && nesting == 0) {
+          break;
+        }
+      }
       --start;
+    }
     std::string uncommented;
     for (size_t i = start; i < endOffset; ++i)
       if (i >= beginOffset || !comment[i - scanFrom]) uncommented += buffer[i];

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <map>
 
 #include <mslsim/kernel_info.h>
 
@@ -87,8 +89,30 @@ class Rewriter {
         else
           rewriteNumber();
       } else if (isIdentStart(c)) {
+        if (src_.compare(pos_, 8, "constant") == 0 && !isIdentChar(peek(8)) && startsProgramScopeDeclaration()) {
+          // A program-scope `constant` variable is read-only and, when its initialiser is a
+          // constant expression, usable in one (`[[buffer(index)]]`, array bounds): it becomes a
+          // C++ `const` (the address-space word itself is erased by the prelude).
+          replace(8, "const");
+          continue;
+        }
         while (pos_ < src_.size() && isIdentChar(src_[pos_])) copyChar();
+      } else if (c == '(') {
+        if (!inDirective_) ++parenDepth_;
+        copyChar();
+      } else if (c == '#' && atLineStart()) {
+        directive();
+      } else if (c == '{') {
+        openScope();
+      } else if (c == '}') {
+        copyChar();
+        if (scopes_.size() > 1) scopes_.pop_back();
+      } else if (c == ')') {
+        if (parenDepth_ > 0 && !inDirective_) --parenDepth_;
+        copyChar();
+        if (!scopes_.back().inFunction && !inDirective_) dropAddressSpaceDuplicate();
       } else {
+        if (c == '\n') inDirective_ = inDirective_ && pos_ > 0 && src_[pos_ - 1] == '\\';
         copyChar();
       }
     }
@@ -314,9 +338,14 @@ class Rewriter {
         continue;
       }
       BuiltinValue builtin;
+      std::string args = a.args;
+      // Clang parses a GNU attribute argument that starts with an identifier as an identifier,
+      // not an expression; `[[buffer(index_fc)]]` names a constant, so it is parenthesised.
+      if (args.size() > 2 && isIdentStart(args[1]) && a.name != "host_name")
+        args = "(" + args + ")";
       std::string spelled = parseBuiltinName(a.name, builtin)
                                 ? "msl_builtin(\"" + a.name + "\")"
-                                : "msl_" + a.name + a.args;
+                                : "msl_" + a.name + args;
       gnu += (gnu.empty() ? "" : ", ") + spelled;
     }
     std::string replacement;
@@ -367,10 +396,297 @@ class Rewriter {
 
   unsigned originalColumnAt(unsigned outputColumn) const { return out_.columns.originalColumn(outLine_, outputColumn); }
 
+  // ----------------------------------------------------------- address-space overloads
+  // MSL lets overloads differ only by address space: member functions qualified `) const thread`,
+  // `) const device`, `) threadgroup` (MLX's complex64_t and steel loaders) and functions whose
+  // parameters differ only by the address space of a pointer. With address spaces erased these are
+  // redefinitions in C++, so a definition that repeats an earlier one of the same scope once the
+  // address-space words are removed is blanked out (replaced by spaces, line breaks kept): the
+  // first one is used for every address space, as memory is one flat space here. Only definitions
+  // outside function bodies, in the same preprocessor branch, and where an address-space word
+  // makes the difference are dropped; everything else is left to Clang.
+  struct Scope {
+    bool inFunction = false;
+    unsigned id = 0;
+  };
+
+  bool atLineStart() const {
+    const std::string& t = out_.text;
+    for (size_t i = t.size(); i > 0; --i) {
+      if (t[i - 1] == '\n') return true;
+      if (t[i - 1] != ' ' && t[i - 1] != '\t') return false;
+    }
+    return true;
+  }
+
+  // True where a declaration starts outside functions and parentheses: after ';', '{' or '}', or
+  // first on its line.
+  bool startsProgramScopeDeclaration() const {
+    if (scopes_.back().inFunction || inDirective_ || parenDepth_ > 0) return false;
+    const std::string& t = out_.text;
+    size_t e = t.size();
+    while (e > 0 && (t[e - 1] == ' ' || t[e - 1] == '\t')) --e;
+    if (e == 0 || t[e - 1] == '\n') return true;
+    return t[e - 1] == ';' || t[e - 1] == '{' || t[e - 1] == '}';
+  }
+
+  // A preprocessor line: conditionals change the branch the following definitions belong to;
+  // #define bodies are never examined.
+  void directive() {
+    size_t p = pos_ + 1;
+    while (p < src_.size() && (src_[p] == ' ' || src_[p] == '\t')) ++p;
+    size_t b = p;
+    while (p < src_.size() && isIdentChar(src_[p])) ++p;
+    std::string word = src_.substr(b, p - b);
+    if (word == "if" || word == "ifdef" || word == "ifndef") {
+      ppPath_.push_back(++ppBranches_);
+    } else if (word == "elif" || word == "else") {
+      if (!ppPath_.empty()) ppPath_.back() = ++ppBranches_;
+    } else if (word == "endif") {
+      if (!ppPath_.empty()) ppPath_.pop_back();
+    }
+    inDirective_ = true;
+    copyChar();
+  }
+
+  void openScope() {
+    // The body of a function (or lambda) follows `)`, a qualifier or a constructor's initialiser
+    // list; other braces (classes, namespaces, initialisers) keep the enclosing kind.
+    bool body = false;
+    if (pendingBody_) {
+      size_t e = out_.text.size();
+      while (e > 0 && std::isspace((unsigned char)out_.text[e - 1])) --e;
+      char prev = e ? out_.text[e - 1] : '\0';
+      body = prev == ')' || prev == '}' || (isIdentChar(prev) && !afterInitialiserName(e));
+      if (body) pendingBody_ = false;
+    }
+    Scope s;
+    s.inFunction = scopes_.back().inFunction || body;
+    s.id = ++scopeCount_;
+    copyChar();
+    scopes_.push_back(s);
+  }
+
+  // In `: a{1} {`, the brace after `a` initialises a member; a body follows `)`, `}` or a qualifier.
+  bool afterInitialiserName(size_t e) const {
+    size_t b = e;
+    while (b > 0 && isIdentChar(out_.text[b - 1])) --b;
+    static const char* const kQualifiers[] = {"const", "volatile", "mutable", "noexcept", "override",
+                                              "final", "thread", "device", "threadgroup", "constant"};
+    std::string word = out_.text.substr(b, e - b);
+    for (auto* q : kQualifiers)
+      if (word == q) return false;
+    return true;
+  }
+
+  static bool isAddressSpaceWord(const std::string& w) {
+    return w == "device" || w == "threadgroup" || w == "constant" || w == "thread";
+  }
+
+  // Called after a ')' outside function bodies. If a definition starts here (qualifiers, then a
+  // body, a constructor's initialiser list or `= default`), compares it with the earlier ones.
+  void dropAddressSpaceDuplicate() {
+    size_t p = pos_;
+    std::string qualifiers;
+    bool qualifierSpace = false;
+    for (;;) {
+      while (p < src_.size() && (std::isspace((unsigned char)src_[p]) ||
+                                 (src_[p] == '\\' && p + 1 < src_.size() && src_[p + 1] == '\n')))
+        ++p;
+      size_t b = p;
+      while (p < src_.size() && isIdentChar(src_[p])) ++p;
+      std::string w = src_.substr(b, p - b);
+      if (w.empty()) break;
+      if (w == "const" || w == "volatile") {
+        qualifiers += " " + w;
+      } else if (isAddressSpaceWord(w)) {
+        qualifierSpace = true;
+      } else {
+        return;  // `) override`, `) -> T`, a macro: not a form handled here
+      }
+    }
+    if (p >= src_.size()) return;
+    char c = src_[p];
+    bool definition = c == '{' || (c == ':' && !(p + 1 < src_.size() && src_[p + 1] == ':'));
+    if (c == '=') {
+      size_t q = p + 1;
+      while (q < src_.size() && std::isspace((unsigned char)src_[q])) ++q;
+      definition = src_.compare(q, 7, "default") == 0 || src_.compare(q, 6, "delete") == 0;
+    }
+    if (!definition) return;
+    pendingBody_ = true;
+
+    // The declaration's text: from the end of the previous declaration (';', '{', '}' or a
+    // preprocessor line) to here.
+    const std::string& t = out_.text;
+    size_t start = t.find_last_of(";{}");
+    start = start == std::string::npos ? 0 : start + 1;
+    for (size_t nl = t.find('\n', start); nl != std::string::npos; nl = t.find('\n', nl + 1)) {
+      size_t q = nl + 1;
+      while (q < t.size() && (t[q] == ' ' || t[q] == '\t')) ++q;
+      if (q < t.size() && t[q] == '#') {
+        size_t end = q;
+        while (end < t.size() && !(t[end] == '\n' && t[end - 1] != '\\')) ++end;
+        start = end;
+        nl = end < t.size() ? end : t.size() - 1;
+        if (end >= t.size()) return;
+      }
+    }
+    std::string key;
+    bool hasSpace = qualifierSpace;
+    bool space = false;
+    for (size_t i = start; i < t.size(); ++i) {
+      char ch = t[i];
+      if (ch == '/' && i + 1 < t.size() && t[i + 1] == '/') {
+        while (i < t.size() && t[i] != '\n') ++i;
+        space = true;
+        continue;
+      }
+      if (ch == '/' && i + 1 < t.size() && t[i + 1] == '*') {
+        size_t close = t.find("*/", i + 2);
+        if (close == std::string::npos) return;
+        i = close + 1;
+        space = true;
+        continue;
+      }
+      if (isIdentStart(ch)) {
+        size_t b = i;
+        while (i < t.size() && isIdentChar(t[i])) ++i;
+        std::string w = t.substr(b, i - b);
+        --i;
+        if (isAddressSpaceWord(w)) {
+          hasSpace = true;
+          space = true;
+          continue;
+        }
+        if (key.empty() && (w == "public" || w == "private" || w == "protected")) {
+          size_t q = i + 1;
+          while (q < t.size() && std::isspace((unsigned char)t[q])) ++q;
+          if (q < t.size() && t[q] == ':' && !(q + 1 < t.size() && t[q + 1] == ':')) {
+            i = q;
+            continue;
+          }
+        }
+        if (space && !key.empty() && isIdentChar(key.back())) key += ' ';
+        key += w;
+        space = false;
+        continue;
+      }
+      if (std::isspace((unsigned char)ch) || ch == '\\') {
+        space = true;
+        continue;
+      }
+      key += ch;
+      space = false;
+    }
+    if (key.empty() || key[0] == '[') return;  // a lambda
+    for (const char* control : {"if(", "for(", "while(", "switch(", "else", "do", "return", "catch("})
+      if (key.compare(0, std::strlen(control), control) == 0) return;
+    key += "|" + qualifiers;
+    std::string scoped = std::to_string(scopes_.back().id);
+    for (unsigned b : ppPath_) scoped += "." + std::to_string(b);
+    scoped += "|" + key;
+    auto [it, inserted] = definitions_.emplace(scoped, hasSpace);
+    if (inserted || !(hasSpace || it->second)) return;
+
+    // A repeat: blank what was emitted of it and skip the rest of its definition.
+    std::string& out = out_.text;
+    for (size_t i = start; i < out.size(); ++i)
+      if (out[i] != '\n' && !(out[i] == '\\' && i + 1 < out.size() && out[i + 1] == '\n')) out[i] = ' ';
+    pendingBody_ = false;
+    size_t end = definitionEnd(p);
+    while (pos_ < end) {
+      char ch = src_[pos_];
+      if (ch == '\n' || (ch == '\\' && peek(1) == '\n')) {
+        copyChar();
+      } else {
+        emit(' ');
+        ++pos_;
+        ++inCol_;
+      }
+    }
+  }
+
+  // Skips a comment or a quoted literal starting at p; returns the position after it (p if none).
+  size_t skipLiteral(size_t p) const {
+    if (src_.compare(p, 2, "//") == 0) {
+      while (p < src_.size() && src_[p] != '\n') ++p;
+      return p;
+    }
+    if (src_.compare(p, 2, "/*") == 0) {
+      size_t close = src_.find("*/", p + 2);
+      return close == std::string::npos ? src_.size() : close + 2;
+    }
+    if (src_[p] == '"' || src_[p] == '\'') {
+      char q = src_[p++];
+      while (p < src_.size() && src_[p] != q && src_[p] != '\n') p += src_[p] == '\\' ? 2 : 1;
+      return p < src_.size() ? p + 1 : p;
+    }
+    return p;
+  }
+
+  // End (one past the closing brace or ';') of a definition whose body, initialiser list or
+  // `= default` starts at p.
+  size_t definitionEnd(size_t p) const {
+    if (src_[p] == '=') {
+      size_t semi = src_.find(';', p);
+      return semi == std::string::npos ? src_.size() : semi + 1;
+    }
+    // Find the body's '{': after `)`/`}` (or directly), not a member's brace initialiser.
+    int paren = 0;
+    char prev = ')';
+    while (p < src_.size()) {
+      size_t skipped = skipLiteral(p);
+      if (skipped != p) {
+        p = skipped;
+        continue;
+      }
+      char c = src_[p];
+      if (c == '(') ++paren;
+      if (c == ')') --paren;
+      if (c == '{' && paren == 0) {
+        if (prev == ')' || prev == '}' || prev == ':') break;
+        // a brace initialiser: skip it
+        int depth = 0;
+        for (; p < src_.size(); ++p) {
+          size_t s2 = skipLiteral(p);
+          if (s2 != p) {
+            p = s2 - 1;
+            continue;
+          }
+          if (src_[p] == '{') ++depth;
+          if (src_[p] == '}' && --depth == 0) break;
+        }
+        prev = '}';
+        ++p;
+        continue;
+      }
+      if (!std::isspace((unsigned char)c)) prev = c;
+      ++p;
+    }
+    int depth = 0;
+    for (; p < src_.size(); ++p) {
+      size_t skipped = skipLiteral(p);
+      if (skipped != p) {
+        p = skipped - 1;
+        continue;
+      }
+      if (src_[p] == '{') ++depth;
+      if (src_[p] == '}' && --depth == 0) return p + 1;
+    }
+    return src_.size();
+  }
+
   const std::string& src_;
   size_t pos_ = 0;
   unsigned inLine_ = 1, inCol_ = 1, outLine_ = 1, outCol_ = 1;
   RewrittenSource out_;
+  std::vector<Scope> scopes_{Scope{}};
+  unsigned scopeCount_ = 0, ppBranches_ = 0;
+  std::vector<unsigned> ppPath_;
+  bool inDirective_ = false, pendingBody_ = false;
+  unsigned parenDepth_ = 0;
+  std::map<std::string, bool> definitions_;  // scope|branch|declaration -> had an address space
 };
 
 }  // namespace

@@ -77,8 +77,68 @@ TEST(SourceRewriter, AttributeListsInContinuedMacroLinesKeepTheContinuation) {
 TEST(SourceRewriter, FunctionConstantsBecomeConstexprValuesWithADefinedFlag) {
   auto r = rewriteMslSource("constant int width [[function_constant(1)]];\nx");
   EXPECT_EQ(r.text,
-            "constexpr constant int width  = ::metal::__mslsim_fc::value<decltype(width)>(1); static constexpr bool "
+            "constexpr const int width  = ::metal::__mslsim_fc::value<decltype(width)>(1); static constexpr bool "
             "__mslsim_fc_defined_width = ::metal::__mslsim_fc::defined(1);\nx");
   // Columns after the inserted words still map to the original text.
-  EXPECT_EQ(r.columns.originalColumn(1, 1 + 10 + 9), 10u);  // `int` is at column 10 in the original
+  EXPECT_EQ(r.columns.originalColumn(1, 1 + 10 + 6), 10u);  // `int` is at column 10 in the original
+}
+
+TEST(SourceRewriter, OverloadsDifferingOnlyByAddressSpaceKeepTheFirstDefinition) {
+  std::string src =
+      "struct C {\n"
+      "  float re;\n"
+      "  C() thread : re(0) {}\n"
+      "  C() threadgroup : re{0} {}\n"
+      "  float get() const thread { return re; }\n"
+      "  float get() const device {\n"
+      "    return re;\n"
+      "  }\n"
+      "  void set(const thread C& o) device { re = o.re; }\n"
+      "  void set(const threadgroup C& o) device { re = o.re; }\n"
+      "};\n";
+  // The repeats become blanks of the same length: lines and columns stay where they were.
+  auto blank = [](const std::string& line) { return std::string(line.size(), ' ') + "\n"; };
+  auto r = rewriteMslSource(src);
+  EXPECT_EQ(r.text, "struct C {\n"
+                    "  float re;\n"
+                    "  C() thread : re(0) {}\n" +
+                        blank("  C() threadgroup : re{0} {}") +
+                        "  float get() const thread { return re; }\n" +
+                        blank("  float get() const device {") + blank("    return re;") + blank("  }") +
+                        "  void set(const thread C& o) device { re = o.re; }\n" +
+                        blank("  void set(const threadgroup C& o) device { re = o.re; }") + "};\n");
+}
+
+TEST(SourceRewriter, AddressSpaceOverloadsOfFreeFunctionsAreMerged) {
+  auto r = rewriteMslSource("float ld(const device float* p) { return *p; }\n"
+                            "float ld(const threadgroup float* p) { return *p; }\nint x;");
+  EXPECT_EQ(r.text, "float ld(const device float* p) { return *p; }\n"
+                    "                                                   \nint x;");
+}
+
+TEST(SourceRewriter, DefinitionsThatDifferOtherwiseOrLiveInOtherBranchesStay) {
+  // Different parameter types, different preprocessor branches, statements inside a body, and
+  // duplicates without an address space (a user error Clang reports) are all left alone.
+  std::string src =
+      "float f(device float* p) { if (p == (device float*)0) { } if (p == (device float*)0) { } return 0; }\n"
+      "float f(device half* p) { return 0; }\n"
+      "#if A\n"
+      "float g(device float* p) { return 0; }\n"
+      "#else\n"
+      "float g(threadgroup float* p) { return 0; }\n"
+      "#endif\n"
+      "int h() { return 0; }\n"
+      "int h() { return 0; }\n"
+      "#define M(x) float m(device x* p) { return 0; } float m(threadgroup x* p) { return 0; }\n";
+  EXPECT_EQ(rewriteMslSource(src).text, src);
+}
+
+TEST(SourceRewriter, ProgramScopeConstantVariablesBecomeConst) {
+  // Read-only, and usable in constant expressions (binding indices, array bounds); pointers and
+  // references to constant memory in parameter lists and bodies are left to the prelude.
+  auto r = rewriteMslSource("constant int idx = base + 2;\nstruct S { constant float* p; };\n"
+                            "void f(constant float* q) { constant int* r = nullptr; }\n#define C constant int\n");
+  EXPECT_EQ(r.text, "const int idx = base + 2;\nstruct S { const float* p; };\n"
+                    "void f(constant float* q) { constant int* r = nullptr; }\n#define C constant int\n");
+  EXPECT_EQ(r.columns.originalColumn(1, 7), 10u);  // `int`
 }

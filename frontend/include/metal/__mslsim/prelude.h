@@ -21,6 +21,8 @@
 
 #define __METAL__ 1
 #define __METAL_VERSION__ 320
+// The kernels mslsim runs (MLX, ggml) target macOS; Apple's compiler defines one of these.
+#define __METAL_MACOS__ 1
 #define __HAVE_MSLSIM__ 1
 #define METAL_FUNC inline __attribute__((always_inline))
 // `constant T name [[function_constant(n)]]` is rewritten to a constexpr variable plus a flag

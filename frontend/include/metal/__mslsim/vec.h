@@ -199,10 +199,33 @@ template <class T, int N> struct vec : __vbase<T, N> {
   }
 };
 
+// Packed vectors have the swizzles too (MSL 2.1+): the proxies are T arrays, so they need only T's
+// alignment and fit the packed layout.
 template <class T, int N> struct __pbase;
-template <class T> struct __pbase<T, 2> { union { T __e[2]; struct { T x, y; }; struct { T r, g; }; }; };
-template <class T> struct __pbase<T, 3> { union { T __e[3]; struct { T x, y, z; }; struct { T r, g, b; }; }; };
-template <class T> struct __pbase<T, 4> { union { T __e[4]; struct { T x, y, z, w; }; struct { T r, g, b, a; }; }; };
+template <class T> struct __pbase<T, 2> {
+  union {
+    T __e[2];
+    struct { T x, y; };
+    struct { T r, g; };
+#include "swizzle2.inc"
+  };
+};
+template <class T> struct __pbase<T, 3> {
+  union {
+    T __e[3];
+    struct { T x, y, z; };
+    struct { T r, g, b; };
+#include "swizzle3.inc"
+  };
+};
+template <class T> struct __pbase<T, 4> {
+  union {
+    T __e[4];
+    struct { T x, y, z, w; };
+    struct { T r, g, b, a; };
+#include "swizzle4.inc"
+  };
+};
 
 // Packed vectors: N*sizeof(T) bytes, alignment of T; arithmetic goes through vec<T,N>.
 template <class T, int N> struct packed_vec : __pbase<T, N> {
