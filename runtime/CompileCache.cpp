@@ -158,6 +158,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       for (auto& a : info["arguments"]) e.info.arguments.push_back(argumentFromJson(a));
       e.staticThreadgroupBytes = k["threadgroup_bytes"];
       e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
+      e.hasThreadLoop = k["thread_loop"];
       e.instrumented = k["instrumented"];
       for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
       e.sites = sites;
@@ -204,6 +205,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                               {"max_threads", k.info.maxTotalThreadsPerThreadgroup}, {"arguments", args}}},
                             {"threadgroup_bytes", k.staticThreadgroupBytes},
                             {"scheduling", int(k.scheduling)},
+                            {"thread_loop", k.hasThreadLoop},
                             {"instrumented", k.instrumented},
                             {"threadgroup_variables", vars}});
   }

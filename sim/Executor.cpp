@@ -167,7 +167,8 @@ struct SimThread {
   fcontext_t scheduler = nullptr;  // Fibers: where to go back when it blocks
   void* coroutine = nullptr;       // Coroutines: the handle, once started
   std::vector<void*> args;
-  std::vector<std::array<uint8_t, 16>> builtinStorage;
+  struct alignas(16) Slot : std::array<uint8_t, 16> {};  // the thread loop relies on the alignment
+  std::vector<Slot> builtinStorage;
   const FiberStack* stack = nullptr;
   // Pending synchronisation.
   CallSite site;
@@ -517,6 +518,15 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
   t.stack = nullptr;
   bindArguments(t);
   current_ = &t;
+  if (dispatch_.kernel.threadLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder) {
+    // The JIT's loop over the threadgroup, from thread 0's arguments.
+    t.linear = 0;
+    t.local = {0, 0, 0};
+    writeBuiltins(t, group, size);
+    current_ = nullptr;  // a fault names the threadgroup, not a thread
+    dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2]);
+    return;
+  }
   arrangeOrder(count);
   for (uint32_t i : order_) {
     t.linear = i;

@@ -29,6 +29,10 @@ using EntryFunction = void (*)(void** args);
 // first word is the resume function (null once the thread has finished).
 using CoroutineEntryFunction = void* (*)(void** args);
 
+// ThreadScheduling::Sequential, unchecked builds: runs every thread of an sx*sy*sz threadgroup, given
+// thread 0's arguments.
+using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint32_t sz);
+
 // How the threads of one threadgroup take turns.
 enum class ThreadScheduling : uint8_t {
   Sequential,  // the kernel never synchronises: each thread runs to its end, one after another
@@ -64,6 +68,8 @@ struct ExecutableKernel {
   EntryFunction entry = nullptr;
   uint64_t staticThreadgroupBytes = 0;  // `threadgroup` variables declared in the kernel
   ThreadScheduling scheduling = ThreadScheduling::Fibers;
+  bool hasThreadLoop = false;
+  ThreadLoopFunction threadLoop = nullptr;  // when hasThreadLoop, once loaded
   std::shared_ptr<void> owner;          // keeps the JIT'd code alive
   // Checked builds: the instrumented access sites, the threadgroup variables, the user's files.
   bool instrumented = false;

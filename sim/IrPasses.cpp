@@ -15,6 +15,7 @@
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Module.h>
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -578,6 +579,170 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
     }
   }
   return coro;
+}
+
+}  // namespace mslsim
+
+namespace mslsim {
+
+llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name) {
+  llvm::Module& module = *entry.getParent();
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i32, i32, i32}, false);
+  llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+  loop->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Argument* args = loop->getArg(0);
+  llvm::Value* size[3] = {loop->getArg(1), loop->getArg(2), loop->getArg(3)};
+
+  // A per-thread copy of the argument array: buffers and uniform built-ins as the simulator bound
+  // them, the built-ins that vary per thread in allocas of their own (promoted once inlined).
+  unsigned count = unsigned(info.arguments.size());
+  llvm::BasicBlock* setup = llvm::BasicBlock::Create(ctx, "setup", loop);
+  llvm::IRBuilder<> b(setup);
+  auto* argsType = llvm::ArrayType::get(ptr, std::max(count, 1u));
+  llvm::Value* threadArgs = b.CreateAlloca(argsType, nullptr, "thread.args");
+  std::vector<llvm::Value*> storage(count, nullptr);
+  auto varies = [](BuiltinValue v) {
+    switch (v) {
+      case BuiltinValue::ThreadPositionInGrid:
+      case BuiltinValue::ThreadPositionInThreadgroup:
+      case BuiltinValue::ThreadIndexInThreadgroup:
+      case BuiltinValue::ThreadIndexInSimdgroup:
+      case BuiltinValue::SimdgroupIndexInThreadgroup:
+      case BuiltinValue::ThreadIndexInQuadgroup:
+      case BuiltinValue::QuadgroupIndexInThreadgroup: return true;
+      default: return false;
+    }
+  };
+  for (const ArgumentInfo& a : info.arguments) {
+    llvm::Value* slot = b.CreateConstInBoundsGEP2_32(argsType, threadArgs, 0, a.position);
+    llvm::LoadInst* bound = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, args, a.position));
+    // What the simulator bound can always be read (a 16-byte slot holding a pointer or a built-in
+    // value, or the referenced buffer), and does not change during the loop: telling LLVM lets it
+    // hoist those reads out of `if (gid < n)` and vectorise the rest.
+    uint64_t readable = a.role == ArgumentRole::Buffer && a.isReference ? a.pointeeSize : 16;
+    if (readable) {
+      bound->setMetadata(llvm::LLVMContext::MD_dereferenceable,
+                         llvm::MDNode::get(ctx, {llvm::ConstantAsMetadata::get(b.getInt64(readable))}));
+      bound->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx, {}));
+      // Slots are 16-byte aligned; a referenced buffer is aligned to its element, as MSL requires.
+      uint64_t alignment = readable == 16 && !a.isReference ? 16 : (readable % 4 == 0 ? 4 : 1);
+      bound->setMetadata(llvm::LLVMContext::MD_align,
+                         llvm::MDNode::get(ctx, {llvm::ConstantAsMetadata::get(b.getInt64(alignment))}));
+    }
+    if (a.role == ArgumentRole::Builtin && varies(a.builtin)) {
+      // Aligned like a simulator slot: a uint3 built-in is passed byval with 16-byte alignment.
+      auto* alloca = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), 16), nullptr, "builtin");
+      alloca->setAlignment(llvm::Align(16));
+      storage[a.position] = alloca;
+      // Thread 0's value, written by the simulator: the grid position is relative to it.
+      b.CreateStore(storage[a.position], slot);
+    } else {
+      b.CreateStore(bound, slot);
+    }
+  }
+  // Thread 0's values of the varying built-ins, as the base of the grid position.
+  std::vector<std::array<llvm::Value*, 3>> base(count);
+  for (const ArgumentInfo& a : info.arguments)
+    if (storage[a.position] && a.builtin == BuiltinValue::ThreadPositionInGrid) {
+      llvm::Value* bound = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, args, a.position));
+      llvm::Type* component = b.getIntNTy(8 * a.componentSize);
+      for (unsigned c = 0; c < a.components; ++c)
+        base[a.position][c] = b.CreateZExt(b.CreateLoad(component, b.CreateConstInBoundsGEP1_32(component, bound, c)), i32);
+    }
+
+  // for z, for y, for x: the innermost loop walks consecutive threads, so accesses indexed by the
+  // thread position are consecutive and the loop vectoriser can use vector loads and stores.
+  llvm::BasicBlock* current = setup;
+  llvm::Value* zero = b.getInt32(0);
+  std::array<llvm::Value*, 3> local{};
+  std::array<llvm::PHINode*, 3> phis{};
+  std::array<llvm::BasicBlock*, 3> headers{}, latches{};
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", loop);
+  for (int d = 2; d >= 0; --d) {
+    llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, std::string("loop.") + "xyz"[d], loop);
+    llvm::IRBuilder<>(current).CreateBr(header);
+    llvm::IRBuilder<> hb(header);
+    phis[d] = hb.CreatePHI(i32, 2, std::string("xyz").substr(d, 1));
+    phis[d]->addIncoming(zero, current);
+    local[d] = phis[d];
+    headers[d] = header;
+    current = header;
+  }
+  llvm::IRBuilder<> body(current);
+  llvm::Value* linear = body.CreateAdd(
+      local[0], body.CreateMul(size[0], body.CreateAdd(local[1], body.CreateMul(size[1], local[2], "", true), "", true), "", true),
+      "linear", true);
+  for (const ArgumentInfo& a : info.arguments) {
+    if (!storage[a.position]) continue;
+    std::array<llvm::Value*, 3> v{zero, zero, zero};
+    switch (a.builtin) {
+      case BuiltinValue::ThreadPositionInGrid:
+        // No wrap: a grid position fits its type. With `nuw`, SCEV sees `in[gid]` as an affine
+        // function of x, which the vectoriser's alias checks need.
+        for (unsigned c = 0; c < a.components; ++c) v[c] = body.CreateAdd(base[a.position][c], local[c], "", /*HasNUW=*/true);
+        break;
+      case BuiltinValue::ThreadPositionInThreadgroup: v = local; break;
+      case BuiltinValue::ThreadIndexInThreadgroup: v[0] = linear; break;
+      case BuiltinValue::ThreadIndexInSimdgroup: v[0] = body.CreateAnd(linear, kSimdWidth - 1); break;
+      case BuiltinValue::SimdgroupIndexInThreadgroup: v[0] = body.CreateLShr(linear, __builtin_ctz(kSimdWidth)); break;
+      case BuiltinValue::ThreadIndexInQuadgroup: v[0] = body.CreateAnd(linear, 3); break;
+      case BuiltinValue::QuadgroupIndexInThreadgroup: v[0] = body.CreateLShr(linear, 2); break;
+      default: break;
+    }
+    llvm::Type* component = body.getIntNTy(8 * a.componentSize);
+    for (unsigned c = 0; c < a.components; ++c)
+      body.CreateStore(body.CreateTrunc(v[c], component), body.CreateConstInBoundsGEP1_32(component, storage[a.position], c));
+  }
+  llvm::CallInst* call = body.CreateCall(entry.getFunctionType(), &entry, {threadArgs});
+  call->addFnAttr(llvm::Attribute::AlwaysInline);
+  // Latches, innermost first.
+  for (int d = 0; d < 3; ++d) {
+    llvm::BasicBlock* latch = llvm::BasicBlock::Create(ctx, std::string("next.") + "xyz"[d], loop);
+    llvm::IRBuilder<>(current).CreateBr(latch);
+    llvm::IRBuilder<> lb(latch);
+    llvm::Value* next = lb.CreateAdd(phis[d], lb.getInt32(1), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    phis[d]->addIncoming(next, latch);
+    llvm::BasicBlock* after = d < 2 ? llvm::BasicBlock::Create(ctx, std::string("done.") + "xyz"[d], loop) : exit;
+    lb.CreateCondBr(lb.CreateICmpULT(next, size[d]), headers[d], after);
+    latches[d] = latch;
+    current = after;
+  }
+  llvm::IRBuilder<>(exit).CreateRetVoid();
+  entry.removeFnAttr(llvm::Attribute::NoInline);
+  return loop;
+}
+
+}  // namespace mslsim
+
+namespace mslsim {
+
+const std::vector<std::string>& vectorisableMathFunctions() {
+  // Functions of libm with a libmvec variant (glibc 2.35+: _ZGV{b,d,e}N{4,8,16}v[v]_NAME).
+  static const std::vector<std::string> names = {
+      "acosf", "acoshf", "asinf", "asinhf", "atanf", "atanhf", "cbrtf", "cosf", "coshf", "expf",
+      "exp2f", "exp10f", "logf", "log2f", "log10f", "sinf", "sinhf", "tanf", "tanhf", "atan2f", "powf"};
+  return names;
+}
+
+void enableVectorMath(llvm::Module& module) {
+  // The front end compiles freestanding (no assumptions about a C library), which marks every
+  // function "no-builtins" and every libm call `nobuiltin`; the vectoriser then cannot map a call
+  // to its vector variant. The calls to the functions libmvec implements are released, and those
+  // functions declared speculatable (they have no side effects and no undefined inputs), so a call
+  // under `if (gid < n)` can run on every lane of a vector.
+  for (auto& f : module) {
+    f.removeFnAttr("no-builtins");
+    if (!f.isDeclaration()) continue;
+    const auto& names = vectorisableMathFunctions();
+    if (std::find(names.begin(), names.end(), f.getName().str()) == names.end()) continue;
+    f.addFnAttr(llvm::Attribute::Speculatable);
+    for (llvm::User* u : f.users())
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(u))
+        if (call->getCalledFunction() == &f) call->removeFnAttr(llvm::Attribute::NoBuiltin);
+  }
 }
 
 }  // namespace mslsim

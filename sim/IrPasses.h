@@ -60,4 +60,16 @@ bool reachesSynchronisation(llvm::Function& entry);
 // not be inlined: such kernels run on fibers.
 llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry);
 
+// For a kernel that never synchronises, in an unchecked build: `void name(void** args, u32 sx,
+// u32 sy, u32 sz)` runs every thread of an sx*sy*sz threadgroup by calling `entry` (inlined) in
+// nested loops over z, y and x. `args` are thread 0's, as the simulator bound them; the built-ins
+// that vary per thread are computed in the loop. Consecutive threads in the innermost loop let
+// LLVM's loop vectoriser run several threads per vector instruction, as CPU OpenCL drivers do.
+// Lets LLVM's loop vectoriser call glibc's libmvec for the libm functions it implements (see
+// vectorisableMathFunctions); the JIT maps the names.
+void enableVectorMath(llvm::Module& module);
+const std::vector<std::string>& vectorisableMathFunctions();
+
+llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name);
+
 }  // namespace mslsim

@@ -12,10 +12,13 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <mutex>
 
@@ -27,6 +30,8 @@ namespace mslsim {
 namespace {
 
 constexpr const char* kEntryPrefix = "__mslsim_entry.";
+
+std::string threadLoopSymbol(const std::string& entrySymbol) { return "__mslsim_loop." + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 
 void initialiseLlvmOnce() {
   static std::once_flag once;
@@ -44,6 +49,7 @@ void initialiseLlvmOnce() {
 // if/else become one load through a merged pointer with no line.) Returns how each entry's threads
 // are to be scheduled.
 std::map<std::string, ThreadScheduling> optimise(llvm::Module& module, llvm::TargetMachine& tm,
+                                                 const std::vector<KernelInfo>& kernels,
                                                  const std::function<void(llvm::Module&)>& instrument) {
   bool vectorise = !instrument;
   llvm::LoopAnalysisManager lam;
@@ -55,6 +61,28 @@ std::map<std::string, ThreadScheduling> optimise(llvm::Module& module, llvm::Tar
   tuning.LoopVectorization = vectorise;
   tuning.SLPVectorization = vectorise;
   llvm::PassBuilder pb(&tm, tuning);
+  // libm calls the vectoriser may replace by glibc's libmvec variants (4 lanes SSE, 8 AVX2, 16
+  // AVX-512), which are within MSL's precise-math error bounds (checked by tests/conformance).
+  llvm::TargetLibraryInfoImpl libraryInfo(tm.getTargetTriple());
+  std::vector<std::string> vectorNames;  // VecDesc holds StringRefs
+  std::vector<llvm::VecDesc> vectorFunctions;
+  if (vectorise) {
+    const llvm::MCSubtargetInfo* subtarget = tm.getMCSubtargetInfo();
+    std::vector<std::pair<char, unsigned>> widths = {{'b', 4}};
+    if (subtarget->checkFeatures("+avx2")) widths.push_back({'d', 8});
+    if (subtarget->checkFeatures("+avx512f")) widths.push_back({'e', 16});
+    for (const std::string& name : vectorisableMathFunctions()) {
+      bool binary = name == "atan2f" || name == "powf";
+      for (auto [isa, lanes] : widths)
+        vectorNames.push_back("_ZGV" + std::string(1, isa) + "N" + std::to_string(lanes) + (binary ? "vv_" : "v_") + name);
+    }
+    size_t i = 0;
+    for (const std::string& name : vectorisableMathFunctions())
+      for (auto [isa, lanes] : widths)
+        vectorFunctions.push_back({name, vectorNames[i++], llvm::ElementCount::getFixed(lanes)});
+    libraryInfo.addVectorizableFunctions(vectorFunctions);
+  }
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -65,14 +93,12 @@ std::map<std::string, ThreadScheduling> optimise(llvm::Module& module, llvm::Tar
   for (auto& f : module)
     if (f.getName().startswith(kEntryPrefix)) entries.push_back(&f);
   std::map<std::string, ThreadScheduling> scheduling;
-  bool anySynchronises = false;
-  for (llvm::Function* e : entries) {
-    bool sync = reachesSynchronisation(*e);
-    scheduling[e->getName().str()] = sync ? ThreadScheduling::Fibers : ThreadScheduling::Sequential;
-    anySynchronises |= sync;
-  }
-  if (instrument || anySynchronises) {
-    // MSL has no recursion, so every function can be inlined into the kernels that call it.
+  for (llvm::Function* e : entries)
+    scheduling[e->getName().str()] = reachesSynchronisation(*e) ? ThreadScheduling::Fibers : ThreadScheduling::Sequential;
+  {
+    // MSL has no recursion, so every function can be inlined into the kernels that call it: the
+    // instrumentation, the coroutine lowering and the thread loop's vectoriser all want the whole
+    // kernel in one function.
     for (auto& f : module)
       if (!f.isDeclaration() && !f.getName().startswith(kEntryPrefix)) {
         f.removeFnAttr(llvm::Attribute::NoInline);
@@ -92,6 +118,14 @@ std::map<std::string, ThreadScheduling> optimise(llvm::Module& module, llvm::Tar
         if (llvm::Function* c = lowerSynchronisationToCoroutine(*e))
           scheduling[c->getName().str()] = ThreadScheduling::Coroutines;
     mam.clear();
+  }
+  // Unchecked builds of kernels that never synchronise also get a loop over a threadgroup's
+  // threads, for the vectoriser.
+  if (!instrument) {
+    enableVectorMath(module);
+    for (const KernelInfo& k : kernels)
+      if (llvm::Function* e = module.getFunction(k.entrySymbol))
+        if (scheduling[k.entrySymbol] == ThreadScheduling::Sequential) buildThreadLoop(*e, k, threadLoopSymbol(k.entrySymbol));
   }
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
@@ -136,7 +170,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
       sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
           m, kEntryPrefix, kernelOfEntry, program.kernels, program.sources ? *program.sources : noSources));
     };
-  std::map<std::string, ThreadScheduling> scheduling = optimise(module, **tm, instrumentation);
+  std::map<std::string, ThreadScheduling> scheduling = optimise(module, **tm, program.kernels, instrumentation);
   insertCancellationPolls(module);
   // For developers of mslsim: the final IR, as the JIT gets it.
   if (const char* dump = std::getenv("MSLSIM_DUMP_IR")) {
@@ -168,6 +202,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     k.instrumented = instrument;
     k.sites = sites ? sites : std::make_shared<const std::vector<AccessSite>>();
     k.sources = program.sources;
+    k.hasThreadLoop = module.getFunction(threadLoopSymbol(info.entrySymbol)) != nullptr;
     k.scheduling = scheduling.count(info.entrySymbol) ? scheduling[info.entrySymbol] : ThreadScheduling::Fibers;
     k.info = info;
     out.kernels.push_back(std::move(k));
@@ -205,6 +240,12 @@ JitResult loadObject(const CompiledObject& object) {
     return result;
   }
   dylib.addGenerator(std::move(*generator));
+  // glibc's vector math library, for calls the vectoriser made (see optimise).
+  auto vectorMath = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", (*jit)->getDataLayout().getGlobalPrefix());
+  if (vectorMath)
+    dylib.addGenerator(std::move(*vectorMath));
+  else
+    llvm::consumeError(vectorMath.takeError());  // no libmvec: the vectorised calls fail to link, below
   if (auto err = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
           llvm::StringRef(object.object.data(), object.object.size()), "mslsim-kernels.o"))) {
     result.error = llvm::toString(std::move(err));
@@ -219,6 +260,14 @@ JitResult loadObject(const CompiledObject& object) {
     }
     ExecutableKernel k = compiled;
     k.entry = address->toPtr<EntryFunction>();
+    if (compiled.hasThreadLoop) {
+      auto loop = owner->lookup(threadLoopSymbol(compiled.info.entrySymbol));
+      if (!loop) {
+        result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(loop.takeError());
+        return result;
+      }
+      k.threadLoop = loop->toPtr<ThreadLoopFunction>();
+    }
     k.owner = owner;
     result.kernels.push_back(std::move(k));
   }

@@ -234,3 +234,50 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgr
   for (uint32_t g = 0; g < 128; ++g) EXPECT_EQ(a.out[g], float(g / 64 * 64 + (g % 64 + 1) % 64) + 32.0f) << g;
   EXPECT_EQ(a.out, b.out);
 }
+
+TEST(Executor, TheThreadLoopGivesEveryThreadItsOwnBuiltins) {
+  // Unchecked builds of kernels without synchronisation run a threadgroup as one JIT'd loop that
+  // computes the per-thread built-ins itself; other schedules call the kernel once per thread.
+  // Both must agree with Metal's definitions, here on a 3-D dispatch with partial edge groups.
+  const std::string source = R"(#include <metal_stdlib>
+using namespace metal;
+kernel void k(device uint* out [[buffer(0)]], uint3 gid [[thread_position_in_grid]],
+              ushort3 lid [[thread_position_in_threadgroup]], uint3 tg [[threadgroup_position_in_grid]],
+              uint tidx [[thread_index_in_threadgroup]], uint lane [[thread_index_in_simdgroup]],
+              uint sg [[simdgroup_index_in_threadgroup]], uint3 size [[threads_per_grid]]) {
+  uint i = (gid.z * size.y + gid.y) * size.x + gid.x;
+  out[8 * i + 0] = gid.x; out[8 * i + 1] = gid.y; out[8 * i + 2] = gid.z;
+  out[8 * i + 3] = lid.x + 100 * lid.y + 10000 * lid.z;
+  out[8 * i + 4] = tg.x + 100 * tg.y + 10000 * tg.z;
+  out[8 * i + 5] = tidx; out[8 * i + 6] = lane; out[8 * i + 7] = sg;
+})";
+  const Size3 grid{37, 5, 3}, tg{8, 4, 2};
+  uint64_t threads = uint64_t(grid[0]) * grid[1] * grid[2];
+  std::vector<uint32_t> expected(8 * threads);
+  for (uint32_t z = 0; z < grid[2]; ++z)
+    for (uint32_t y = 0; y < grid[1]; ++y)
+      for (uint32_t x = 0; x < grid[0]; ++x) {
+        uint64_t i = (uint64_t(z) * grid[1] + y) * grid[0] + x;
+        uint32_t lx = x % tg[0], ly = y % tg[1], lz = z % tg[2];
+        uint32_t width = std::min(tg[0], grid[0] - x / tg[0] * tg[0]);   // edge groups are smaller
+        uint32_t height = std::min(tg[1], grid[1] - y / tg[1] * tg[1]);
+        uint32_t linear = (lz * height + ly) * width + lx;
+        uint32_t values[8] = {x, y, z, lx + 100 * ly + 10000 * lz,
+                              x / tg[0] + 100 * (y / tg[1]) + 10000 * (z / tg[2]), linear, linear % 32, linear / 32};
+        std::copy(values, values + 8, expected.begin() + 8 * i);
+      }
+  for (auto order : {Schedule::Order::InOrder, Schedule::Order::Reverse}) {
+    auto p = Program::compileSource("/virtual/loop.metal", source, {}, false);
+    EXPECT_TRUE(p->kernel("k").hasThreadLoop);
+    HostArray out = HostArray::filled(DType::UInt32, 8 * threads, 0);
+    Launch launch(p->kernel("k"));
+    launch.bindBuffer(0, out, "out");
+    DispatchOptions options;
+    options.checks = CheckSet::none();
+    options.schedule = Schedule{order, 0};
+    DispatchResult r = launch.run(DispatchMode::Threads, grid, tg, options);
+    ASSERT_FALSE(r.hasErrors());
+    for (uint64_t i = 0; i < expected.size(); ++i)
+      ASSERT_EQ(uint32_t(out.valueAt(i)), expected[i]) << "thread " << i / 8 << " value " << i % 8 << " order " << int(order);
+  }
+}
