@@ -252,6 +252,9 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
         case ArgumentRole::Buffer:
           binding = fmt::format("buffer({}){}", a.binding, a.explicitBinding ? "" : " implicit");
           role = a.isConst ? "input" : "input/output";
+          if (!a.functionConstant.empty())
+            role += a.enabled ? fmt::format(", enabled by {}", a.functionConstant)
+                              : fmt::format(", absent: {} is false (need not be bound)", a.functionConstant);
           break;
         case ArgumentRole::ThreadgroupMemory:
           binding = fmt::format("threadgroup({})", a.binding);

@@ -285,7 +285,15 @@ std::string annotationFor(clang::Sema& sema, const clang::ParsedAttr& attr, cons
     ok = false;
     return text;
   }
-  return text + ":" + std::to_string(value->getZExtValue());
+  text += ":" + std::to_string(value->getZExtValue());
+  // msl_enabled_by(constant): the value, then the function constant's name.
+  if (llvm::StringRef(name) == "enabled_by") {
+    if (auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
+      text += ":" + ref->getDecl()->getNameAsString();
+    else
+      text += ":?";
+  }
+  return text;
 }
 
 template <int Which>
@@ -344,6 +352,7 @@ MSLSIM_ATTRIBUTE(4, builtin, ArgKind::String)
 MSLSIM_ATTRIBUTE(5, host_name, ArgKind::String)
 MSLSIM_ATTRIBUTE(6, max_total_threads_per_threadgroup, ArgKind::Integer)
 MSLSIM_ATTRIBUTE(7, function_constant, ArgKind::Integer)
+MSLSIM_ATTRIBUTE(8, enabled_by, ArgKind::Integer)
 #undef MSLSIM_ATTRIBUTE
 
 // Returns the argument of annotation "msl_<name>[:arg]" on `decl`, if present.
@@ -522,9 +531,20 @@ class KernelCollector : public clang::ASTConsumer,
       error(fn->getLocation(), "kernel '" + name + "' must return void");
       ok = false;
     }
+    // An argument gated by a function constant that is false does not exist: it takes no implicit
+    // index and may share its explicit one.
+    auto enabledBy = [&](const clang::ParmVarDecl* p) -> std::optional<std::pair<bool, std::string>> {
+      auto e = annotation(p, "enabled_by");
+      if (!e) return std::nullopt;
+      size_t colon = e->find(':');
+      return std::make_pair(e->substr(0, colon) != "0", colon == std::string::npos ? "" : e->substr(colon + 1));
+    };
     std::set<unsigned> usedBuffers;
-    for (auto* p : fn->parameters())
+    for (auto* p : fn->parameters()) {
+      auto gate = enabledBy(p);
+      if (gate && !gate->first) continue;
       if (auto b = annotation(p, "buffer")) usedBuffers.insert(unsigned(std::stoul(*b)));
+    }
     unsigned nextImplicit = 0;
 
     clang::PrintingPolicy policy(ctx.getLangOpts());
@@ -536,6 +556,10 @@ class KernelCollector : public clang::ASTConsumer,
       a.position = i;
       a.location = position(p->getLocation());
       a.typeSpelling = declaredType(p);
+      if (auto gate = enabledBy(p)) {
+        a.enabled = gate->first;
+        a.functionConstant = gate->second;
+      }
       clang::QualType type = p->getType();
       std::string label = "argument '" + (a.name.empty() ? std::to_string(i) : a.name) +
                           "' of kernel '" + name + "'";
@@ -580,6 +604,8 @@ class KernelCollector : public clang::ASTConsumer,
           if (auto n = annotation(p, "buffer")) {
             a.binding = unsigned(std::stoul(*n));
             a.explicitBinding = true;
+          } else if (!a.enabled) {
+            a.binding = nextImplicit;  // not taken: listed where the next argument goes
           } else {
             while (usedBuffers.count(nextImplicit)) ++nextImplicit;
             a.binding = nextImplicit;
@@ -603,7 +629,7 @@ class KernelCollector : public clang::ASTConsumer,
     // Two arguments bound to the same index are a Metal compile error too.
     std::map<std::pair<int, unsigned>, const ArgumentInfo*> bound;
     for (auto& a : info.arguments) {
-      if (a.role == ArgumentRole::Builtin) continue;
+      if (a.role == ArgumentRole::Builtin || !a.enabled) continue;
       auto key = std::make_pair(int(a.role), a.binding);
       if (bound.count(key)) {
         error(fn->getParamDecl(a.position)->getLocation(),

@@ -331,9 +331,9 @@ class Rewriter {
         if (numeric) {
           functionConstant = index;
         } else {
-          // An argument that exists only when a function constant is true: mslsim binds it always.
-          warn(line, column, "argument enabled by function constant '" + index +
-                                 "' is treated as always present by mslsim");
+          // An argument that exists only when the function constant `index` is true: the front
+          // end records the constant's name and value (parenthesised: an expression to Clang).
+          gnu += (gnu.empty() ? "" : ", ") + ("msl_enabled_by((" + index + "))");
         }
         continue;
       }

@@ -47,7 +47,8 @@ json argumentToJson(const ArgumentInfo& a) {
           {"explicit", a.explicitBinding}, {"space", int(a.space)}, {"const", a.isConst},
           {"reference", a.isReference}, {"type", a.typeSpelling}, {"pointee", a.pointeeType},
           {"pointee_size", a.pointeeSize}, {"builtin", int(a.builtin)}, {"components", a.components},
-          {"component_size", a.componentSize}, {"location", position(a.location)}};
+          {"component_size", a.componentSize}, {"location", position(a.location)},
+          {"function_constant", a.functionConstant}, {"enabled", a.enabled}};
 }
 
 ArgumentInfo argumentFromJson(const json& j) {
@@ -67,6 +68,8 @@ ArgumentInfo argumentFromJson(const json& j) {
   a.components = j["components"];
   a.componentSize = j["component_size"];
   a.location = position(j["location"]);
+  a.functionConstant = j.value("function_constant", std::string());
+  a.enabled = j.value("enabled", true);
   return a;
 }
 

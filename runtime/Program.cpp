@@ -239,6 +239,8 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
     BoundArgument& bound = request.arguments[a.position];
     if (a.role == ArgumentRole::Buffer) {
       auto it = buffers_.find(a.binding);
+      if (!a.enabled && (it == buffers_.end() || info.bufferArgument(a.binding) != &a))
+        continue;  // disabled by its function constant: passed as null (an enabled argument's binding is not its)
       if (it == buffers_.end()) throw Error(argLabel(a) + " is not bound");
       Binding& binding = it->second;
       if (binding.array) {

@@ -64,6 +64,11 @@ struct ArgumentInfo {
   unsigned components = 1;
   unsigned componentSize = 4;
   SourcePosition location;
+  // `[[buffer(n), function_constant(name)]]`: the argument exists only when the function constant
+  // `name` is true. functionConstant is the name ("" for an ordinary argument) and enabled its
+  // value in this compilation; a disabled argument need not be bound (it is passed as null).
+  std::string functionConstant;
+  bool enabled = true;
 };
 
 struct KernelInfo {
@@ -73,10 +78,16 @@ struct KernelInfo {
   SourcePosition location;
   unsigned maxTotalThreadsPerThreadgroup = 0;  // [[max_total_threads_per_threadgroup(n)]], 0 if absent
 
+  // The argument bound at `index`; an enabled one wins over one disabled by its function constant
+  // (those may share an index with another argument).
   const ArgumentInfo* bufferArgument(unsigned index) const {
+    const ArgumentInfo* disabled = nullptr;
     for (auto& a : arguments)
-      if (a.role == ArgumentRole::Buffer && a.binding == index) return &a;
-    return nullptr;
+      if (a.role == ArgumentRole::Buffer && a.binding == index) {
+        if (a.enabled) return &a;
+        if (!disabled) disabled = &a;
+      }
+    return disabled;
   }
   const ArgumentInfo* threadgroupArgument(unsigned index) const {
     for (auto& a : arguments)

@@ -116,3 +116,40 @@ DEFINE_SCALE(scale_i, int)
   EXPECT_EQ(arg(k, "i").typeSpelling, "uint");
   EXPECT_EQ(arg(k, "out").space, AddressSpace::Device);
 }
+
+TEST(Frontend, ArgumentsGatedByAFunctionConstantRecordItAndItsValue) {
+  const char* source = R"(
+#include <metal_stdlib>
+using namespace metal;
+constant bool has_mask [[function_constant(0)]];
+constant bool use_bias [[function_constant(1)]];
+kernel void k(device const float* x, device const bool* mask [[function_constant(has_mask)]],
+              device float* out, device const float* bias [[buffer(1), function_constant(use_bias)]],
+              uint i [[thread_position_in_grid]]) {
+  out[i] = (has_mask && !mask[i]) ? 0.0f : x[i] + (use_bias ? bias[i] : 0.0f);
+})";
+  // Both false: the gated arguments take no implicit index, and `bias` may share index 1 with `out`.
+  auto p = compile(source);
+  const ExecutableKernel& k = p->kernel("k");
+  EXPECT_EQ(arg(k, "mask").functionConstant, "has_mask");
+  EXPECT_FALSE(arg(k, "mask").enabled);
+  EXPECT_FALSE(arg(k, "bias").enabled);
+  EXPECT_TRUE(arg(k, "x").enabled);
+  EXPECT_TRUE(arg(k, "x").functionConstant.empty());
+  EXPECT_EQ(arg(k, "x").binding, 0u);
+  EXPECT_EQ(arg(k, "out").binding, 1u);
+  EXPECT_EQ(k.info.bufferArgument(1)->name, "out");
+  // has_mask true: `mask` takes the next implicit index.
+  CompileOptions options;
+  options.functionConstants[0] = 1;
+  auto q = Program::compileSource("/virtual/test.metal", source, options);
+  const ExecutableKernel& kq = q->kernel("k");
+  EXPECT_TRUE(arg(kq, "mask").enabled);
+  EXPECT_EQ(arg(kq, "mask").binding, 1u);
+  EXPECT_EQ(arg(kq, "out").binding, 2u);
+  // use_bias true too: `bias` and `out` would both be buffer 1 (out is implicit, so it moves).
+  options.functionConstants[1] = 1;
+  auto r = Program::compileSource("/virtual/test.metal", source, options);
+  EXPECT_EQ(arg(r->kernel("k"), "bias").binding, 1u);
+  EXPECT_EQ(arg(r->kernel("k"), "out").binding, 3u);
+}

@@ -142,3 +142,9 @@ TEST(SourceRewriter, ProgramScopeConstantVariablesBecomeConst) {
                     "void f(constant float* q) { constant int* r = nullptr; }\n#define C constant int\n");
   EXPECT_EQ(r.columns.originalColumn(1, 7), 10u);  // `int`
 }
+
+TEST(SourceRewriter, ArgumentsEnabledByAFunctionConstantNameIt) {
+  auto r = rewriteMslSource("device float* m [[buffer(2), function_constant(has_mask)]],");
+  EXPECT_EQ(r.text, "device float* m __attribute__((msl_buffer(2), msl_enabled_by((has_mask)))),");
+  EXPECT_TRUE(r.warnings.empty());
+}
