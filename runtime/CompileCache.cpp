@@ -162,6 +162,10 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.staticThreadgroupBytes = k["threadgroup_bytes"];
       e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
       e.hasThreadLoop = k["thread_loop"];
+      if (!k["region_loop"].is_null()) {
+        const json& r = k["region_loop"];
+        e.regionLoopLayout = RegionLoopLayout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>()};
+      }
       e.instrumented = k["instrumented"];
       for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
       e.sites = sites;
@@ -209,6 +213,9 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                             {"threadgroup_bytes", k.staticThreadgroupBytes},
                             {"scheduling", int(k.scheduling)},
                             {"thread_loop", k.hasThreadLoop},
+                            {"region_loop", k.regionLoopLayout ? json{k.regionLoopLayout->indexOffset, k.regionLoopLayout->indexBytes,
+                                                                      k.regionLoopLayout->indexMask}
+                                                               : json()},
                             {"instrumented", k.instrumented},
                             {"threadgroup_variables", vars}});
   }

@@ -100,6 +100,19 @@ void DispatchGeometry::writeBuiltin(BuiltinValue builtin, Size3 group, Size3 gro
   }
 }
 
+bool variesPerThread(BuiltinValue v) {
+  switch (v) {
+    case BuiltinValue::ThreadPositionInGrid:
+    case BuiltinValue::ThreadPositionInThreadgroup:
+    case BuiltinValue::ThreadIndexInThreadgroup:
+    case BuiltinValue::ThreadIndexInSimdgroup:
+    case BuiltinValue::SimdgroupIndexInThreadgroup:
+    case BuiltinValue::ThreadIndexInQuadgroup:
+    case BuiltinValue::QuadgroupIndexInThreadgroup: return true;
+    default: return false;
+  }
+}
+
 const char* threadSchedulingName(ThreadScheduling s) {
   switch (s) {
     case ThreadScheduling::Sequential: return "sequential";
@@ -257,7 +270,8 @@ class ThreadgroupScheduler {
  private:
   static void fiberMain(transfer_t t);
   void bindArguments(SimThread& t);
-  void writeBuiltins(SimThread& t, Size3 group, Size3 groupSize);
+  // varyingOnly: those that differ between threads of one threadgroup (the others are written).
+  void writeBuiltins(SimThread& t, Size3 group, Size3 groupSize, bool varyingOnly = false);
   void block(ThreadState state);
   bool resolveSimdGroups();
   bool resolveBarrier(Size3 group);
@@ -282,6 +296,8 @@ class ThreadgroupScheduler {
   std::unique_ptr<char, decltype(&std::free)> frames_{nullptr, &std::free};
   uint64_t frameStride_ = 0, frameCapacity_ = 0;
   bool framesReady_ = false;  // sized for this threadgroup
+  uint32_t frameCount_ = 0;    // threads in this threadgroup
+  uint32_t frameOwner_ = 0;    // the thread whose coroutine is starting
   // Kept by the hooks so that releasing a barrier every thread reached is one pass over the threads.
   uint32_t atBarrier_ = 0, atSimdCollective_ = 0;
   CallSite barrierSite_;  // of the first thread to arrive
@@ -292,6 +308,7 @@ class ThreadgroupScheduler {
   sigjmp_buf escape_;
   void runThreads(Size3 group, Size3 size, uint32_t count);
   void runSequentially(Size3 group, Size3 size, uint32_t count);
+  void runRegions(Size3 group, Size3 size, uint32_t count);
   void prepareThreads(Size3 group, Size3 size, uint32_t count);
   void resume(SimThread& t);
   bool isPrivateFrame(uintptr_t address, uint64_t size) const;
@@ -323,6 +340,7 @@ class DispatchState : public FindingSink {
   uint64_t arenaBytes = 0;
   std::vector<uint64_t> threadgroupArgOffsets;  // by parameter position
   std::vector<size_t> builtinArguments;         // positions of the built-in parameters
+  std::vector<size_t> varyingBuiltinArguments;  // of those that differ between threads of a group
   std::atomic<uint64_t> nextGroup{0};
   std::atomic<bool> stop{false};      // an error: take no more threadgroups
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
@@ -407,9 +425,9 @@ void ThreadgroupScheduler::bindArguments(SimThread& t) {
   }
 }
 
-void ThreadgroupScheduler::writeBuiltins(SimThread& t, Size3 group, Size3 groupSize) {
+void ThreadgroupScheduler::writeBuiltins(SimThread& t, Size3 group, Size3 groupSize, bool varyingOnly) {
   const auto& args = dispatch_.kernel.info.arguments;
-  for (size_t i : dispatch_.builtinArguments) {
+  for (size_t i : varyingOnly ? dispatch_.varyingBuiltinArguments : dispatch_.builtinArguments) {
     const ArgumentInfo& a = args[i];
     dispatch_.geometry.writeBuiltin(a.builtin, group, groupSize, t.local, t.linear, a.components,
                                     a.componentSize, t.builtinStorage[i].data());
@@ -528,10 +546,12 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
     return;
   }
   arrangeOrder(count);
+  bool first = true;
   for (uint32_t i : order_) {
     t.linear = i;
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
-    writeBuiltins(t, group, size);
+    writeBuiltins(t, group, size, /*varyingOnly=*/!first);
+    first = false;
     dispatch_.kernel.entry(t.args.data());
   }
 }
@@ -561,6 +581,7 @@ void ThreadgroupScheduler::prepareThreads(Size3 group, Size3 size, uint32_t coun
 void ThreadgroupScheduler::resume(SimThread& t) {
   if (scheduling_ == ThreadScheduling::Coroutines) {
     using Resume = void (*)(void* handle);
+    frameOwner_ = t.linear;
     if (!t.coroutine)
       t.coroutine = reinterpret_cast<CoroutineEntryFunction>(dispatch_.kernel.entry)(t.args.data());
     else
@@ -578,7 +599,9 @@ void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
   // no more than a fiber's stack, so both ways of running a kernel agree on what fits.
   if (size > FiberStack::kSize) {
     dispatch_.report({Finding::Severity::Error, "stack-overflow",
-                      describeThread(*current_, group_) + " needs " + std::to_string(size / 1024) +
+                      "thread " + std::to_string(frameOwner_) + " (index in threadgroup) of threadgroup (" +
+                          std::to_string(group_[0]) + "," + std::to_string(group_[1]) + "," + std::to_string(group_[2]) +
+                          ") needs " + std::to_string(size / 1024) +
                           " KiB of private memory, more than the " + std::to_string(FiberStack::kSize / 1024) +
                           " KiB mslsim gives each thread: its private (thread) arrays are too large",
                       {}});
@@ -588,7 +611,7 @@ void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
   // frame is live, sizes the storage for all of them.
   if (!framesReady_ || size > frameStride_) {
     uint64_t stride = (size + kCoroutineFrameAlignment - 1) / kCoroutineFrameAlignment * kCoroutineFrameAlignment;
-    uint64_t bytes = stride * threads_.size();
+    uint64_t bytes = stride * frameCount_;
     if (bytes > frameCapacity_) {
       frames_.reset(static_cast<char*>(std::aligned_alloc(kCoroutineFrameAlignment, bytes)));
       if (!frames_) throw std::bad_alloc();
@@ -597,7 +620,7 @@ void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
     frameStride_ = stride;
     framesReady_ = true;
   }
-  char* frame = frames_.get() + frameStride_ * current_->linear;
+  char* frame = frames_.get() + frameStride_ * frameOwner_++;  // runRegions starts threads in order
   std::memset(frame, 0, std::min<uint64_t>(size, 2 * sizeof(void*)));  // no resume function yet
   return frame;
 }
@@ -605,11 +628,16 @@ void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
 bool ThreadgroupScheduler::isPrivateFrame(uintptr_t address, uint64_t size) const {
   if (scheduling_ != ThreadScheduling::Coroutines || !frames_) return false;
   uintptr_t begin = reinterpret_cast<uintptr_t>(frames_.get());
-  return address >= begin && address + size <= begin + frameStride_ * threads_.size();
+  return address >= begin && address + size <= begin + frameStride_ * frameCount_;
 }
 
 void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
+  frameCount_ = count;
   if (scheduling_ == ThreadScheduling::Sequential) return runSequentially(group, size, count);
+  // Unchecked barrier-only kernels in the default order: the JIT'd region loop (see runRegions).
+  if (dispatch_.kernel.regionLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder &&
+      observers_.empty())
+    return runRegions(group, size, count);
   prepareThreads(group, size, count);
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;
@@ -633,6 +661,57 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
     // Every thread is blocked or finished: release what can be released.
     if (atSimdCollective_ && resolveSimdGroups()) continue;
     if (!resolveBarrier(group)) break;
+  }
+}
+
+// Each thread starts its coroutine, in order, and runs to its first barrier; then each call
+// of the region loop runs the next barrier-to-barrier region of every thread. Nothing is recorded
+// per thread: after each region, the frames tell whether the threads wait at the same barrier.
+void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
+  const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
+  threads_.resize(std::max<size_t>(threads_.size(), 1));
+  SimThread& t = threads_[0];
+  t.stack = nullptr;
+  bindArguments(t);
+  current_ = nullptr;  // the barrier hooks have nothing to record
+  frameOwner_ = 0;     // each coroutine start takes the next frame
+  // The JIT'd loop over the threads' starts (built with every region loop), from thread 0's arguments.
+  t.linear = 0;
+  t.local = {0, 0, 0};
+  writeBuiltins(t, group, size);
+  dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2]);
+  if (dispatch_.cancelled) return;
+  auto describe = [&](uint32_t i) {
+    SimThread who;
+    who.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+    return describeThread(who, group);
+  };
+  for (;;) {
+    const char* first = nullptr;
+    uint32_t firstIndex = 0, at = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const char* frame = frames_.get() + uint64_t(i) * frameStride_;
+      if (*reinterpret_cast<void* const*>(frame) == nullptr) continue;  // finished
+      const char* field = frame + layout.indexOffset;
+      uint32_t index = layout.indexBytes == 1   ? uint32_t(*reinterpret_cast<const uint8_t*>(field))
+                       : layout.indexBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(field))
+                                                : *reinterpret_cast<const uint32_t*>(field);
+      index &= layout.indexMask;
+      if (!first) {
+        first = frame;
+        firstIndex = i;
+        at = index;
+      } else if (index != at) {
+        dispatch_.report({Finding::Severity::Error, "barrier-divergence",
+                          "threads of one threadgroup wait at different barriers: " + describe(firstIndex) +
+                              " and " + describe(i) + " (run with --check sync for the source lines)",
+                          {}});
+        return;
+      }
+    }
+    if (!first) return;  // every thread has finished
+    dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count);
+    if (dispatch_.cancelled || dispatch_.stop) return;
   }
 }
 
@@ -959,7 +1038,10 @@ DispatchResult dispatch(const DispatchRequest& request) {
   uint64_t offset = kernel.staticThreadgroupBytes;
   state.threadgroupArgOffsets.assign(kernel.info.arguments.size(), 0);
   for (auto& a : kernel.info.arguments)
-    if (a.role == ArgumentRole::Builtin) state.builtinArguments.push_back(a.position);
+    if (a.role == ArgumentRole::Builtin) {
+      state.builtinArguments.push_back(a.position);
+      if (variesPerThread(a.builtin)) state.varyingBuiltinArguments.push_back(a.position);
+    }
   for (auto& a : kernel.info.arguments) {
     if (a.role != ArgumentRole::ThreadgroupMemory) continue;
     uint64_t bytes = request.arguments[a.position].threadgroupBytes;

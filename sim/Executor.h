@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,15 @@ using CoroutineEntryFunction = void* (*)(void** args);
 // thread 0's arguments.
 using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint32_t sz);
 
+// ThreadScheduling::Coroutines, unchecked builds of kernels whose only synchronisation is
+// threadgroup_barrier: resumes every unfinished thread of a threadgroup once (see buildRegionLoop).
+using RegionLoopFunction = void (*)(void* frames, uint64_t stride, uint32_t count);
+struct RegionLoopLayout {
+  uint64_t indexOffset = 0;  // where a coroutine frame holds the index of the suspension point
+  unsigned indexBytes = 1;
+  uint32_t indexMask = 0xFF;  // 0: a single suspension point, no index
+};
+
 // How the threads of one threadgroup take turns.
 enum class ThreadScheduling : uint8_t {
   Sequential,  // the kernel never synchronises: each thread runs to its end, one after another
@@ -40,7 +50,10 @@ enum class ThreadScheduling : uint8_t {
   Fibers,      // each thread has its own stack, switched at barriers and SIMD-group functions: the
                // fallback when synchronisation hides behind a call that could not be inlined
 };
-const char* threadSchedulingName(ThreadScheduling s);  // "sequential", "coroutines", "fibers"
+const char* threadSchedulingName(ThreadScheduling s);
+// Whether a built-in differs between the threads of one threadgroup (thread_position_in_grid,
+// thread_index_in_simdgroup, ...) rather than being the same for all (threads_per_grid, ...).
+bool variesPerThread(BuiltinValue v);  // "sequential", "coroutines", "fibers"
 
 enum class AccessOp : uint8_t { Load, Store, AtomicRMW, AtomicLoad, AtomicStore };
 inline bool isWrite(AccessOp op) { return op == AccessOp::Store || op == AccessOp::AtomicRMW || op == AccessOp::AtomicStore; }
@@ -70,6 +83,8 @@ struct ExecutableKernel {
   ThreadScheduling scheduling = ThreadScheduling::Fibers;
   bool hasThreadLoop = false;
   ThreadLoopFunction threadLoop = nullptr;  // when hasThreadLoop, once loaded
+  std::optional<RegionLoopLayout> regionLoopLayout;
+  RegionLoopFunction regionLoop = nullptr;  // when regionLoopLayout, once loaded
   std::shared_ptr<void> owner;          // keeps the JIT'd code alive
   // Checked builds: the instrumented access sites, the threadgroup variables, the user's files.
   bool instrumented = false;

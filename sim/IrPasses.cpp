@@ -11,6 +11,7 @@
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Module.h>
@@ -604,18 +605,6 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
   auto* argsType = llvm::ArrayType::get(ptr, std::max(count, 1u));
   llvm::Value* threadArgs = b.CreateAlloca(argsType, nullptr, "thread.args");
   std::vector<llvm::Value*> storage(count, nullptr);
-  auto varies = [](BuiltinValue v) {
-    switch (v) {
-      case BuiltinValue::ThreadPositionInGrid:
-      case BuiltinValue::ThreadPositionInThreadgroup:
-      case BuiltinValue::ThreadIndexInThreadgroup:
-      case BuiltinValue::ThreadIndexInSimdgroup:
-      case BuiltinValue::SimdgroupIndexInThreadgroup:
-      case BuiltinValue::ThreadIndexInQuadgroup:
-      case BuiltinValue::QuadgroupIndexInThreadgroup: return true;
-      default: return false;
-    }
-  };
   for (const ArgumentInfo& a : info.arguments) {
     llvm::Value* slot = b.CreateConstInBoundsGEP2_32(argsType, threadArgs, 0, a.position);
     llvm::LoadInst* bound = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_32(ptr, args, a.position));
@@ -632,7 +621,7 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
       bound->setMetadata(llvm::LLVMContext::MD_align,
                          llvm::MDNode::get(ctx, {llvm::ConstantAsMetadata::get(b.getInt64(alignment))}));
     }
-    if (a.role == ArgumentRole::Builtin && varies(a.builtin)) {
+    if (a.role == ArgumentRole::Builtin && variesPerThread(a.builtin)) {
       // Aligned like a simulator slot: a uint3 built-in is passed byval with 16-byte alignment.
       auto* alloca = b.CreateAlloca(llvm::ArrayType::get(b.getInt8Ty(), 16), nullptr, "builtin");
       alloca->setAlignment(llvm::Align(16));
@@ -743,6 +732,100 @@ void enableVectorMath(llvm::Module& module) {
       if (auto* call = llvm::dyn_cast<llvm::CallInst>(u))
         if (call->getCalledFunction() == &f) call->removeFnAttr(llvm::Attribute::NoBuiltin);
   }
+}
+
+}  // namespace mslsim
+
+namespace mslsim {
+
+std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name) {
+  llvm::Module& module = *ramp.getParent();
+  llvm::Function* resume = module.getFunction((ramp.getName() + ".resume").str());
+  if (!resume || resume->isDeclaration() || resume->arg_size() != 1) return std::nullopt;
+  // Only threadgroup barriers: a SIMD-group function needs each lane's value, per thread.
+  for (llvm::Function* f : {&ramp, resume})
+    for (auto& bb : *f)
+      for (auto& inst : bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          if (llvm::Function* callee = call->getCalledFunction())
+            if (callee->getName() == hook::kSimdExchange || callee->getName() == hook::kSimdgroupBarrier)
+              return std::nullopt;
+
+  // Where the split put the suspension index: the resume function dispatches on it first thing
+  // (a switch, or a compare and branch for two points). With a single suspension point there is
+  // no dispatch and no index: every unfinished thread waits at that one barrier.
+  const llvm::DataLayout& layout = module.getDataLayout();
+  RegionLoopLayout result;
+  result.indexMask = 0;
+  llvm::BasicBlock& first = resume->getEntryBlock();
+  auto dispatchesOn = [&](llvm::Value* v) {
+    for (llvm::User* u : v->users()) {
+      if (auto* sw = llvm::dyn_cast<llvm::SwitchInst>(u)) return sw->getParent() == &first;
+      if (auto* cmp = llvm::dyn_cast<llvm::ICmpInst>(u))
+        for (llvm::User* c : cmp->users())
+          if (auto* br = llvm::dyn_cast<llvm::BranchInst>(c)) return br->getParent() == &first;
+    }
+    return false;
+  };
+  for (auto& inst : first) {
+    auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+    if (!load || !load->getType()->isIntegerTy() || !dispatchesOn(load)) continue;
+    auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(load->getPointerOperand());
+    if (!gep || gep->getPointerOperand() != resume->getArg(0)) continue;
+    llvm::APInt offset(64, 0);
+    if (!gep->accumulateConstantOffset(layout, offset)) continue;
+    result.indexOffset = offset.getZExtValue();
+    unsigned bits = load->getType()->getIntegerBitWidth();
+    if (bits > 32) return std::nullopt;
+    result.indexMask = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
+    result.indexBytes = unsigned(layout.getTypeStoreSize(load->getType()));
+    break;
+  }
+
+  // void regions(ptr frames, i64 stride, i32 count): resumes every unfinished thread once.
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i32}, false);
+  llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+  loop->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", loop);
+  llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, "thread", loop);
+  llvm::BasicBlock* run = llvm::BasicBlock::Create(ctx, "resume", loop);
+  llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx, "next", loop);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", loop);
+  llvm::IRBuilder<> b(entry);
+  b.CreateCondBr(b.CreateICmpEQ(loop->getArg(2), b.getInt32(0)), exit, header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* i = b.CreatePHI(i32, 2, "i");
+  i->addIncoming(b.getInt32(0), entry);
+  llvm::Value* frame = b.CreateGEP(b.getInt8Ty(), loop->getArg(0), b.CreateMul(b.CreateZExt(i, i64), loop->getArg(1), "", true, true));
+  llvm::Value* resumeFn = b.CreateLoad(ptr, frame, "resume.fn");
+  b.CreateCondBr(b.CreateIsNull(resumeFn), next, run);  // null: the thread has finished
+  b.SetInsertPoint(run);
+  llvm::CallInst* call = b.CreateCall(resume->getFunctionType(), resume, {frame});
+  call->setCallingConv(resume->getCallingConv());
+  b.CreateBr(next);
+  b.SetInsertPoint(next);
+  llvm::Value* after = b.CreateAdd(i, b.getInt32(1), "", true, true);
+  i->addIncoming(after, next);
+  b.CreateCondBr(b.CreateICmpULT(after, loop->getArg(2)), header, exit);
+  llvm::IRBuilder<>(exit).CreateRetVoid();
+  // The resume function inlined, without its barrier hooks: here they would have nothing to
+  // record, and a call with unknown effects in the loop would keep LLVM from optimising it.
+  llvm::InlineFunctionInfo inlining;
+  if (!llvm::InlineFunction(*call, inlining).isSuccess()) {
+    loop->eraseFromParent();
+    return std::nullopt;
+  }
+  std::vector<llvm::CallInst*> hooks;
+  for (auto& bb : *loop)
+    for (auto& inst : bb)
+      if (auto* c = llvm::dyn_cast<llvm::CallInst>(&inst))
+        if (c->getCalledFunction() && c->getCalledFunction()->getName() == hook::kThreadgroupBarrier) hooks.push_back(c);
+  for (llvm::CallInst* c : hooks) c->eraseFromParent();
+  return result;
 }
 
 }  // namespace mslsim

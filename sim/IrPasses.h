@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,14 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry);
 // nested loops over z, y and x. `args` are thread 0's, as the simulator bound them; the built-ins
 // that vary per thread are computed in the loop. Consecutive threads in the innermost loop let
 // LLVM's loop vectoriser run several threads per vector instruction, as CPU OpenCL drivers do.
+// After the coroutine split, for a kernel whose only synchronisation is threadgroup_barrier:
+// `void name(void* frames, u64 stride, u32 count)` resumes each of `count` threads whose frames lie
+// `stride` bytes apart, skipping finished ones, with the resume function inlined: one call runs a
+// barrier-to-barrier region for the whole threadgroup (POCL's "work-item loops", with the
+// coroutine frames as the context arrays). The scheduler reads where each thread stopped from its
+// frame, to find threads at different barriers.
+std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name);
+
 // Lets LLVM's loop vectoriser call glibc's libmvec for the libm functions it implements (see
 // vectorisableMathFunctions); the JIT maps the names.
 void enableVectorMath(llvm::Module& module);

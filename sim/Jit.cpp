@@ -32,6 +32,12 @@ namespace {
 constexpr const char* kEntryPrefix = "__mslsim_entry.";
 
 std::string threadLoopSymbol(const std::string& entrySymbol) { return "__mslsim_loop." + entrySymbol.substr(std::strlen(kEntryPrefix)); }
+std::string regionLoopSymbol(const std::string& entrySymbol) { return "__mslsim_regions." + entrySymbol.substr(std::strlen(kEntryPrefix)); }
+
+struct Optimised {
+  std::map<std::string, ThreadScheduling> scheduling;           // by entry symbol
+  std::map<std::string, RegionLoopLayout> regionLoops;          // by entry symbol
+};
 
 void initialiseLlvmOnce() {
   static std::once_flag once;
@@ -48,9 +54,8 @@ void initialiseLlvmOnce() {
 // threadgroup variable they use. (After InstCombine and SimplifyCFG, loads from two buffers in an
 // if/else become one load through a merged pointer with no line.) Returns how each entry's threads
 // are to be scheduled.
-std::map<std::string, ThreadScheduling> optimise(llvm::Module& module, llvm::TargetMachine& tm,
-                                                 const std::vector<KernelInfo>& kernels,
-                                                 const std::function<void(llvm::Module&)>& instrument) {
+Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
+                   const std::vector<KernelInfo>& kernels, const std::function<void(llvm::Module&)>& instrument) {
   bool vectorise = !instrument;
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -129,7 +134,26 @@ std::map<std::string, ThreadScheduling> optimise(llvm::Module& module, llvm::Tar
   }
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
-  return scheduling;
+  Optimised result;
+  if (!instrument) {
+    // Split coroutines of barrier-only kernels also get a loop over the threadgroup's frames,
+    // optimised with their resume function inlined.
+    for (const KernelInfo& k : kernels)
+      if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines)
+        if (llvm::Function* ramp = module.getFunction(k.entrySymbol))
+          if (auto layout = buildRegionLoop(*ramp, regionLoopSymbol(k.entrySymbol))) {
+            result.regionLoops[k.entrySymbol] = *layout;
+            // The threads' starts (to the first barrier), as one loop that computes the built-ins.
+            buildThreadLoop(*ramp, k, threadLoopSymbol(k.entrySymbol));
+          }
+    if (!result.regionLoops.empty()) {
+      mam.clear();
+      llvm::ModulePassManager again = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+      again.run(module, mam);
+    }
+  }
+  result.scheduling = std::move(scheduling);
+  return result;
 }
 
 }  // namespace
@@ -170,7 +194,8 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
       sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
           m, kEntryPrefix, kernelOfEntry, program.kernels, program.sources ? *program.sources : noSources));
     };
-  std::map<std::string, ThreadScheduling> scheduling = optimise(module, **tm, program.kernels, instrumentation);
+  Optimised optimised = optimise(module, **tm, program.kernels, instrumentation);
+  std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
   insertCancellationPolls(module);
   // For developers of mslsim: the final IR, as the JIT gets it.
   if (const char* dump = std::getenv("MSLSIM_DUMP_IR")) {
@@ -203,6 +228,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     k.sites = sites ? sites : std::make_shared<const std::vector<AccessSite>>();
     k.sources = program.sources;
     k.hasThreadLoop = module.getFunction(threadLoopSymbol(info.entrySymbol)) != nullptr;
+    if (optimised.regionLoops.count(info.entrySymbol)) k.regionLoopLayout = optimised.regionLoops[info.entrySymbol];
     k.scheduling = scheduling.count(info.entrySymbol) ? scheduling[info.entrySymbol] : ThreadScheduling::Fibers;
     k.info = info;
     out.kernels.push_back(std::move(k));
@@ -267,6 +293,14 @@ JitResult loadObject(const CompiledObject& object) {
         return result;
       }
       k.threadLoop = loop->toPtr<ThreadLoopFunction>();
+    }
+    if (compiled.regionLoopLayout) {
+      auto loop = owner->lookup(regionLoopSymbol(compiled.info.entrySymbol));
+      if (!loop) {
+        result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(loop.takeError());
+        return result;
+      }
+      k.regionLoop = loop->toPtr<RegionLoopFunction>();
     }
     k.owner = owner;
     result.kernels.push_back(std::move(k));

@@ -281,3 +281,57 @@ kernel void k(device uint* out [[buffer(0)]], uint3 gid [[thread_position_in_gri
       ASSERT_EQ(uint32_t(out.valueAt(i)), expected[i]) << "thread " << i / 8 << " value " << i % 8 << " order " << int(order);
   }
 }
+
+TEST(Executor, BarrierOnlyKernelsRunRegionByRegionWhenUnchecked) {
+  // Unchecked builds of kernels whose only synchronisation is threadgroup_barrier run each
+  // barrier-to-barrier region for all threads in one JIT'd loop; the other schedules and checked
+  // builds resume threads one by one. All must give the tree reduction's sums.
+  const char* reduction = R"(
+kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_threadgroup]],
+              uint tg [[threadgroup_position_in_grid]], uint n [[threads_per_threadgroup]]) {
+  threadgroup float partial[64];
+  partial[lid] = float(tg * 1000 + lid);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  for (uint stride = 32; stride > 0; stride >>= 1) {
+    if (lid < stride && lid + stride < n) partial[lid] += partial[lid + stride];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+  }
+  out[tg * 64 + lid] = partial[0];
+})";
+  auto p = Program::compileSource("/virtual/regions.metal", std::string("#include <metal_stdlib>\nusing namespace metal;\n") + reduction, {}, false);
+  EXPECT_TRUE(p->kernel("k").regionLoopLayout.has_value());
+  std::vector<float> expected(64 * 5);
+  for (uint32_t g = 0; g < 5; ++g) {
+    uint32_t n = g < 4 ? 64 : 300 - 256;  // the last threadgroup is partial
+    float sum = 0;
+    for (uint32_t l = 0; l < n; ++l) sum += float(g * 1000 + l);
+    for (uint32_t l = 0; l < n; ++l) expected[g * 64 + l] = sum;
+    for (uint32_t l = n; l < 64; ++l) expected[g * 64 + l] = -1;
+  }
+  Schedule reverse{Schedule::Order::Reverse, 0};
+  KernelRun regions = runKernel(reduction, 300, 64, 320, 60, Schedule(), CheckSet::none());
+  KernelRun oneByOne = runKernel(reduction, 300, 64, 320, 60, reverse, CheckSet::none());
+  KernelRun checked = runKernel(reduction, 300, 64, 320);
+  for (auto* r : {&regions, &oneByOne, &checked}) {
+    ASSERT_FALSE(r->result.hasErrors());
+    EXPECT_EQ(r->out, expected);
+  }
+}
+
+TEST(Executor, ThreadsAtDifferentBarriersAreReportedWithoutChecksToo) {
+  KernelRun r = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_threadgroup]]) {
+  threadgroup float x[64];
+  if (lid < 32) {
+    x[lid] = 1;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    out[lid] = x[lid ^ 1];
+  } else {
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    x[lid] = 2;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    out[lid] = x[lid ^ 1] + 1;
+  }
+})", 64, 64, 64, 60, Schedule(), CheckSet::none());
+  EXPECT_TRUE(hasFinding(r.result, "barrier-divergence", Finding::Severity::Error));
+}
