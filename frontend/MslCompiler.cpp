@@ -828,7 +828,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       // Large thread-private arrays touch the stack page by page, so an overflow hits the fiber's
       // guard page (reported) instead of landing in another thread's stack.
       "-fstack-clash-protection", "-ffloat16-excess-precision=none",
-      "-ffp-contract=off", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
+      "-ffp-contract=off",
+      // MSL §8.6: a float converts to an integer with saturation and NaN gives 0, which is what
+      // llvm.fpto[su]i.sat does; plain fptosi leaves both undefined.
+      "-fno-strict-float-cast-overflow", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
       "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h",
       "-include", std::string(kHeaderRoot) + "/__mslsim/function_constants.h", "-Wno-ignored-attributes",
       "-ferror-limit", "20", "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",

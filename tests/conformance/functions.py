@@ -611,9 +611,4 @@ GEOMETRIC_FASTPRECISE = ["length", "distance", "normalize"]   # MSL4 §6.8: fast
 CONV_TYPES = ["bool", "char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "half", "bfloat",
               "float"]
 # Known failures: {(case key): reason}. The runner reports them as XFAIL; one that passes is an error.
-_NAN_INT = ("NaN converts to INT_MIN / all ones: clang emits fptosi/fptoui, whose result for NaN is "
-            "poison (x86 gives 0x80..0); MSL4 §8.6 requires 0. Needs -fno-strict-float-cast-overflow "
-            "(llvm.fpto[su]i.sat: NaN -> 0, saturation) in frontend/MslCompiler.cpp; char/short happen "
-            "to give 0 by truncation")
-XFAIL = {("conversion", f"{src}(NaN)", dst): _NAN_INT
-         for src in ("float", "half", "bfloat") for dst in ("int", "uint", "long", "ulong")}
+XFAIL = {}
