@@ -452,6 +452,7 @@ class Rewriter {
   void openScope() {
     // The body of a function (or lambda) follows `)`, a qualifier or a constructor's initialiser
     // list; other braces (classes, namespaces, initialisers) keep the enclosing kind.
+    if (!pendingBody_ && dropAddressSpaceDuplicateClass()) return;
     bool body = false;
     if (pendingBody_) {
       size_t e = out_.text.size();
@@ -516,10 +517,92 @@ class Rewriter {
     if (!definition) return;
     pendingBody_ = true;
 
-    // The declaration's text: from the end of the previous declaration (';', '{', '}' or a
-    // preprocessor line) to here.
+    size_t start;
+    bool hasSpace = qualifierSpace;
+    std::string key;
+    if (!declarationKey(start, key, hasSpace)) return;
+    if (key.empty() || key[0] == '[') return;  // a lambda
+    for (const char* control : {"if(", "for(", "while(", "switch(", "else", "do", "return", "catch("})
+      if (key.compare(0, std::strlen(control), control) == 0) return;
+    key += "|" + qualifiers;
+    std::string scoped = std::to_string(scopes_.back().id);
+    for (unsigned b : ppPath_) scoped += "." + std::to_string(b);
+    scoped += "|" + key;
+    auto [it, inserted] = definitions_.emplace(scoped, hasSpace);
+    if (inserted || !(hasSpace || it->second)) return;
+
+    // A repeat: blank what was emitted of it and skip the rest of its definition.
+    pendingBody_ = false;
+    blankRepeat(start, definitionEnd(p));
+  }
+
+  // Blanks the output from `start` and the source up to `end`, keeping line breaks (and the
+  // backslashes that continue macro lines).
+  void blankRepeat(size_t start, size_t end) {
+    std::string& out = out_.text;
+    for (size_t i = start; i < out.size(); ++i)
+      if (out[i] != '\n' && !(out[i] == '\\' && i + 1 < out.size() && out[i + 1] == '\n')) out[i] = ' ';
+    while (pos_ < end) {
+      char ch = src_[pos_];
+      if (ch == '\n' || (ch == '\\' && peek(1) == '\n')) {
+        copyChar();
+      } else {
+        emit(' ');
+        ++pos_;
+        ++inCol_;
+      }
+    }
+  }
+
+  // A class (or partial specialisation) that repeats an earlier one of the same scope once
+  // address-space words are removed: MLX's `struct pointer_element<device T*>` next to
+  // `<thread T*>`, `<constant T*>`, `<threadgroup T*>`. Called at its '{'; true if it was blanked.
+  bool dropAddressSpaceDuplicateClass() {
+    if (scopes_.back().inFunction || inDirective_ || parenDepth_ > 0) return false;
+    size_t start;
+    bool hasSpace = false;
+    std::string key;
+    if (!declarationKey(start, key, hasSpace) || !hasSpace) return false;
+    bool isClass = false;
+    for (const char* word : {"struct", "class", "union"}) {
+      size_t at = key.find(word);
+      while (at != std::string::npos && !isClass) {
+        size_t e = at + std::strlen(word);
+        isClass = (at == 0 || !isIdentChar(key[at - 1])) && (e >= key.size() || !isIdentChar(key[e]));
+        at = key.find(word, at + 1);
+      }
+    }
+    if (!isClass || key.find('(') != std::string::npos) return false;  // no functions, no initialisers
+    std::string scoped = std::to_string(scopes_.back().id);
+    for (unsigned b : ppPath_) scoped += "." + std::to_string(b);
+    scoped += "|" + key + "|class";
+    if (definitions_.emplace(scoped, true).second) return false;
+    // Skip the body and the ';' after it.
+    int depth = 0;
+    size_t p = pos_;
+    for (; p < src_.size(); ++p) {
+      size_t skipped = skipLiteral(p);
+      if (skipped != p) {
+        p = skipped - 1;
+        continue;
+      }
+      if (src_[p] == '{') ++depth;
+      if (src_[p] == '}' && --depth == 0) break;
+    }
+    size_t end = p < src_.size() ? p + 1 : p;
+    size_t q = end;
+    while (q < src_.size() && (src_[q] == ' ' || src_[q] == '\t')) ++q;
+    if (q < src_.size() && src_[q] == ';') end = q + 1;
+    blankRepeat(start, end);
+    return true;
+  }
+
+  // The declaration before the current position, from the end of the previous one (';', '{', '}'
+  // or a preprocessor line), with comments, whitespace and address-space words removed; hasSpace
+  // is set if it had address-space words. False if there is nothing to compare.
+  bool declarationKey(size_t& start, std::string& key, bool& hasSpace) {
     const std::string& t = out_.text;
-    size_t start = t.find_last_of(";{}");
+    start = t.find_last_of(";{}");
     start = start == std::string::npos ? 0 : start + 1;
     for (size_t nl = t.find('\n', start); nl != std::string::npos; nl = t.find('\n', nl + 1)) {
       size_t q = nl + 1;
@@ -529,11 +612,9 @@ class Rewriter {
         while (end < t.size() && !(t[end] == '\n' && t[end - 1] != '\\')) ++end;
         start = end;
         nl = end < t.size() ? end : t.size() - 1;
-        if (end >= t.size()) return;
+        if (end >= t.size()) return false;
       }
     }
-    std::string key;
-    bool hasSpace = qualifierSpace;
     bool space = false;
     for (size_t i = start; i < t.size(); ++i) {
       char ch = t[i];
@@ -544,7 +625,7 @@ class Rewriter {
       }
       if (ch == '/' && i + 1 < t.size() && t[i + 1] == '*') {
         size_t close = t.find("*/", i + 2);
-        if (close == std::string::npos) return;
+        if (close == std::string::npos) return false;
         i = close + 1;
         space = true;
         continue;
@@ -579,32 +660,7 @@ class Rewriter {
       key += ch;
       space = false;
     }
-    if (key.empty() || key[0] == '[') return;  // a lambda
-    for (const char* control : {"if(", "for(", "while(", "switch(", "else", "do", "return", "catch("})
-      if (key.compare(0, std::strlen(control), control) == 0) return;
-    key += "|" + qualifiers;
-    std::string scoped = std::to_string(scopes_.back().id);
-    for (unsigned b : ppPath_) scoped += "." + std::to_string(b);
-    scoped += "|" + key;
-    auto [it, inserted] = definitions_.emplace(scoped, hasSpace);
-    if (inserted || !(hasSpace || it->second)) return;
-
-    // A repeat: blank what was emitted of it and skip the rest of its definition.
-    std::string& out = out_.text;
-    for (size_t i = start; i < out.size(); ++i)
-      if (out[i] != '\n' && !(out[i] == '\\' && i + 1 < out.size() && out[i + 1] == '\n')) out[i] = ' ';
-    pendingBody_ = false;
-    size_t end = definitionEnd(p);
-    while (pos_ < end) {
-      char ch = src_[pos_];
-      if (ch == '\n' || (ch == '\\' && peek(1) == '\n')) {
-        copyChar();
-      } else {
-        emit(' ');
-        ++pos_;
-        ++inCol_;
-      }
-    }
+    return !key.empty();
   }
 
   // Skips a comment or a quoted literal starting at p; returns the position after it (p if none).

@@ -148,3 +148,11 @@ TEST(SourceRewriter, ArgumentsEnabledByAFunctionConstantNameIt) {
   EXPECT_EQ(r.text, "device float* m __attribute__((msl_buffer(2), msl_enabled_by((has_mask)))),");
   EXPECT_TRUE(r.warnings.empty());
 }
+
+TEST(SourceRewriter, ClassSpecialisationsDifferingOnlyByAddressSpaceKeepTheFirst) {
+  auto r = rewriteMslSource("template <class T> struct E<thread T*> { using type = T; };\n"
+                            "template <class T> struct E<device T*> { using type = T; };\n"
+                            "template <class T> struct E<const T*> { using type = T; };\n");
+  EXPECT_EQ(r.text, "template <class T> struct E<thread T*> { using type = T; };\n" +
+                        std::string(59, ' ') + "\ntemplate <class T> struct E<const T*> { using type = T; };\n");
+}

@@ -4,6 +4,32 @@
 #include <metal_stdlib>
 using namespace metal;
 
+// Metal's library has no void_t or is_empty; kernel libraries add them to namespace metal
+// themselves (as MLX's steel headers do), and unlock the internal _disjunction.
+#pragma METAL internals : enable
+namespace metal {
+template <typename T>
+struct is_empty : metal::bool_constant<__is_empty(T)> {};
+template <typename T>
+constexpr constant bool is_empty_v = is_empty<T>::value;
+template <typename... Ts>
+struct make_void {
+  typedef void type;
+};
+template <typename... Ts>
+using void_t = typename make_void<Ts...>::type;
+// Pointer element type for each address space: four partial specialisations that differ only
+// by address space.
+template <typename T> struct pointer_element {};
+template <typename T> struct pointer_element<thread T*> { using type = remove_cv_t<T>; };
+template <typename T> struct pointer_element<device T*> { using type = remove_cv_t<T>; };
+template <typename T> struct pointer_element<constant T*> { using type = remove_cv_t<T>; };
+template <typename T> struct pointer_element<threadgroup T*> { using type = remove_cv_t<T>; };
+template <typename T> using pointer_element_t = typename pointer_element<remove_cv_t<T>>::type;
+}  // namespace metal
+#pragma METAL internals : disable
+static_assert(metal::_disjunction<metal::is_same<int, float>, metal::is_same<int, int>>::value, "_disjunction");
+
 template <typename T>
 struct is_complex_like : metal::bool_constant<false> {};
 struct cplx { float re, im; };
@@ -35,5 +61,6 @@ static_assert(has_value_type<float4>::value && !has_value_type<float>::value, "v
 
 kernel void widen_sum(device const short* a [[buffer(0)]], device const half* b [[buffer(1)]],
                       device float* out [[buffer(2)]], uint i [[thread_position_in_grid]]) {
-  out[i] = float(widen(a[i])) + widen(b[i]) + float(widen(uchar(i)));
+  metal::pointer_element_t<device float*> total = float(widen(a[i])) + widen(b[i]) + float(widen(uchar(i)));
+  out[i] = total;
 }

@@ -58,7 +58,9 @@ template <bool b, class T = void> using enable_if_t = typename enable_if<b, T>::
 template <bool, class A, class B> struct conditional { typedef A type; };
 template <class A, class B> struct conditional<false, A, B> { typedef B type; };
 template <bool b, class A, class B> using conditional_t = typename conditional<b, A, B>::type;
-template <class...> using void_t = void;
+// Apple's library has no void_t, is_empty or is_empty_v in metal:: (MLX's steel/utils/type_traits.h
+// defines them there itself, with make_void), so they are internal here.
+template <class...> using __void_t = void;
 
 template <class A, class B> struct is_same : bool_constant<__is_same(A, B)> {};
 template <class A, class B> constexpr bool is_same_v = __is_same(A, B);
@@ -106,7 +108,6 @@ template <class T> struct is_scalar : bool_constant<__is_scalar(T) || __is_same(
 template <class T> struct is_pointer : bool_constant<__is_pointer(T)> {};
 template <class T> struct is_enum : bool_constant<__is_enum(T)> {};
 template <class T> struct is_class : bool_constant<__is_class(T)> {};
-template <class T> struct is_empty : bool_constant<__is_empty(T)> {};
 template <class T> struct is_const : bool_constant<__is_const(T)> {};
 template <class T> struct is_void : bool_constant<__is_void(T)> {};
 template <class T> struct is_trivially_copyable : bool_constant<__is_trivially_copyable(T)> {};
@@ -121,7 +122,6 @@ template <class T> constexpr bool is_scalar_v = is_scalar<T>::value;
 template <class T> constexpr bool is_pointer_v = __is_pointer(T);
 template <class T> constexpr bool is_enum_v = __is_enum(T);
 template <class T> constexpr bool is_class_v = __is_class(T);
-template <class T> constexpr bool is_empty_v = __is_empty(T);
 template <class T> constexpr bool is_const_v = __is_const(T);
 template <class T> constexpr bool is_void_v = __is_void(T);
 template <class T> constexpr bool is_trivially_copyable_v = __is_trivially_copyable(T);
@@ -130,7 +130,7 @@ template <class B, class D> constexpr bool is_base_of_v = __is_base_of(B, D);
 
 // More standard traits (cheap: nothing here is instantiated unless used). MLX's
 // steel/utils/type_traits.h defines is_empty, is_empty_v, make_void and void_t itself, so those
-// stay as they were; _conjunction/_disjunction are the internal names MLX uses.
+// are not here (see __void_t); _conjunction/_disjunction are the internal names MLX uses.
 template <class T> struct is_volatile : bool_constant<__is_volatile(T)> {};
 template <class T> struct is_array : bool_constant<__is_array(T)> {};
 template <class T> struct is_reference : bool_constant<__is_reference(T)> {};

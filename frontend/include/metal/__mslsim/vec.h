@@ -43,7 +43,7 @@ template <class X, class = void> struct __vt {
   typedef X elem;
   typedef X type;
 };
-template <class X> struct __vt<X, void_t<typename X::__vec_type>> {
+template <class X> struct __vt<X, __void_t<typename X::__vec_type>> {
   typedef typename X::__vec_type type;
   typedef typename type::__elem elem;
   static constexpr int n = type::__n;
