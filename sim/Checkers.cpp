@@ -210,14 +210,35 @@ template <class Entry>
 class ShadowPages {
  public:
   Entry& at(uintptr_t address) {
-    auto& page = pages_[address >> 12];
-    if (!page) page = std::make_unique<Entry[]>(4096);
+    uintptr_t number = address >> 12;
+    if (number == lastNumber_ && lastPage_) return lastPage_[address & 4095];  // the usual case
+    auto& page = pages_[number];
+    if (!page) {
+      if (spare_.empty()) {
+        page = std::make_unique<Entry[]>(4096);
+      } else {
+        page = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
+    lastNumber_ = number;
+    lastPage_ = page.get();
     return page[address & 4095];
   }
-  void clear() { pages_.clear(); }
+  // Forgets every page, keeping their memory for reuse as it is: only for entries that tell stale
+  // contents apart themselves (ByteState's epoch), as zeroing a 4096-entry page per threadgroup
+  // cost more than the checks.
+  void recycle() {
+    for (auto& [number, page] : pages_) spare_.push_back(std::move(page));
+    pages_.clear();
+    lastPage_ = nullptr;
+  }
 
  private:
   std::unordered_map<uintptr_t, std::unique_ptr<Entry[]>> pages_;
+  std::vector<std::unique_ptr<Entry[]>> spare_;
+  uintptr_t lastNumber_ = 0;
+  Entry* lastPage_ = nullptr;
 };
 
 struct InterGroupEntry {
@@ -241,8 +262,8 @@ class RaceDetector : public ExecutionObserver {
     group_ = first;
     arena_.assign(facts_.arenaBytes, ByteState{});
     ++tgEpoch_;
-    ++deviceEpoch_;
-    device_.clear();
+    ++deviceEpoch_;  // a new epoch marks every byte state of the earlier threadgroup stale
+    device_.recycle();
     simdEpoch_.assign((first.groupSize[0] * first.groupSize[1] * first.groupSize[2] + kSimdWidth - 1) / kSimdWidth, 1);
   }
 
