@@ -52,9 +52,15 @@ template <bool b> using bool_constant = integral_constant<bool, b>;
 typedef bool_constant<true> true_type;
 typedef bool_constant<false> false_type;
 
-template <bool, class T = void> struct enable_if {};
-template <class T> struct enable_if<true, T> { typedef T type; };
-template <bool b, class T = void> using enable_if_t = typename enable_if<b, T>::type;
+template <bool, class T = void> struct __enable_if {};
+template <class T> struct __enable_if<true, T> { typedef T type; };
+// MLX's steel/utils/integral_constant.h guards overloads with `typename _E = metal::enable_if<cond>`
+// (no ::type), which only works if naming metal::enable_if<false> is itself a substitution
+// failure, as on Apple's compiler: so enable_if<b, T> is an alias of a class whose ::type is T,
+// and does not exist when b is false. (The headers use __enable_if as a base class.)
+template <class T> struct __enabled { typedef T type; };
+template <bool b, class T = void> using enable_if = typename __enable_if<b, __enabled<T>>::type;
+template <bool b, class T = void> using enable_if_t = typename __enable_if<b, T>::type;
 template <bool, class A, class B> struct conditional { typedef A type; };
 template <class A, class B> struct conditional<false, A, B> { typedef B type; };
 template <bool b, class A, class B> using conditional_t = typename conditional<b, A, B>::type;

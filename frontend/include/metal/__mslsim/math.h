@@ -14,11 +14,11 @@
 namespace metal {
 template <class A, class B, bool = __vt<A>::veclike, bool = __vt<B>::veclike> struct __common2 {};
 template <class A, class B> struct __common2<A, B, true, true>
-    : enable_if<__is_same(__vec_of<A>, __vec_of<B>), __vec_of<A>> {};
-template <class A, class B> struct __common2<A, B, true, false> : enable_if<__is_scalar_v<B>, __vec_of<A>> {};
-template <class A, class B> struct __common2<A, B, false, true> : enable_if<__is_scalar_v<A>, __vec_of<B>> {};
+    : __enable_if<__is_same(__vec_of<A>, __vec_of<B>), __vec_of<A>> {};
+template <class A, class B> struct __common2<A, B, true, false> : __enable_if<__is_scalar_v<B>, __vec_of<A>> {};
+template <class A, class B> struct __common2<A, B, false, true> : __enable_if<__is_scalar_v<A>, __vec_of<B>> {};
 template <class A, class B> struct __common2<A, B, false, false>
-    : enable_if<__is_scalar_v<A> && __is_scalar_v<B>,
+    : __enable_if<__is_scalar_v<A> && __is_scalar_v<B>,
                 conditional_t<__is_same(A, B), A,
                               conditional_t<__is_fp_v<A> && !__is_fp_v<B>, A,
                                             conditional_t<__is_fp_v<B> && !__is_fp_v<A>, B,

@@ -267,9 +267,9 @@ typedef vec<bool, 2> bool2; typedef vec<bool, 3> bool3; typedef vec<bool, 4> boo
 // vector-like and one scalar (converted to the element type).
 template <class A, class B, bool = __vt<A>::veclike, bool = __vt<B>::veclike> struct __vbin {};
 template <class A, class B> struct __vbin<A, B, true, true>
-    : enable_if<__is_same(__vec_of<A>, __vec_of<B>), __vec_of<A>> {};
-template <class A, class B> struct __vbin<A, B, true, false> : enable_if<__is_scalar_v<B>, __vec_of<A>> {};
-template <class A, class B> struct __vbin<A, B, false, true> : enable_if<__is_scalar_v<A>, __vec_of<B>> {};
+    : __enable_if<__is_same(__vec_of<A>, __vec_of<B>), __vec_of<A>> {};
+template <class A, class B> struct __vbin<A, B, true, false> : __enable_if<__is_scalar_v<B>, __vec_of<A>> {};
+template <class A, class B> struct __vbin<A, B, false, true> : __enable_if<__is_scalar_v<A>, __vec_of<B>> {};
 template <class A, class B> using __vbin_t = typename __vbin<A, B>::type;
 
 // bfloat vectors compute in float; everything else directly on the storage.
