@@ -72,6 +72,7 @@ Finding::Location locationOf(const MemoryAccess& a, uintptr_t address) {
 class BoundsChecker : public ExecutionObserver {
  public:
   explicit BoundsChecker(const DispatchFacts& facts) : facts_(facts) {}
+  bool needsEveryAccess() const override { return false; }
 
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
     const AccessSite& site = *a.site;

@@ -265,7 +265,8 @@ class ThreadgroupScheduler {
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
   void inactiveLaneRead(unsigned lane, CallSite site);
-  void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers) { observers_ = std::move(observers); }
+  void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers);
+  const void* accessFilter() const { return filter_.data(); }
 
  private:
   static void fiberMain(transfer_t t);
@@ -286,6 +287,17 @@ class ThreadgroupScheduler {
   DispatchState& dispatch_;
   std::vector<std::unique_ptr<FiberStack>>& stacks_;
   std::vector<std::unique_ptr<ExecutionObserver>> observers_;
+  // Per access site, the byte range its accesses may touch without the hook (hook::kAccessFilter);
+  // threadgroup sites are rebased on the arena at each threadgroup.
+  struct FilterRange {
+    uint64_t begin = 0, end = 0;
+  };
+  std::vector<FilterRange> filter_;
+  struct ThreadgroupSiteRange {
+    uint32_t site;
+    uint64_t begin, end;  // arena offsets
+  };
+  std::vector<ThreadgroupSiteRange> threadgroupSites_;
   Size3 group_{0, 0, 0}, groupSize_{1, 1, 1};
   uint64_t groupLinear_ = 0;
   std::vector<SimThread> threads_;
@@ -454,6 +466,8 @@ void ThreadgroupScheduler::run(Size3 group) {
     ThreadIdentity first{group, size, groupLinear_, 0};
     for (auto& o : observers_) o->threadgroupBegin(first, arena_.data());
   }
+  uintptr_t arenaBase = reinterpret_cast<uintptr_t>(arena_.data());
+  for (const ThreadgroupSiteRange& r : threadgroupSites_) filter_[r.site] = {arenaBase + r.begin, arenaBase + r.end};
   tFault.armed = true;
   tFault.escape = &escape_;
   if (sigsetjmp(escape_, 0) == 0)
@@ -478,6 +492,42 @@ void ThreadgroupScheduler::inactiveLaneRead(unsigned lane, CallSite site) {
   f.accesses.push_back({"SIMD-group function call", site.position(), group_, current_->local,
                         current_->linear % kSimdWidth});
   dispatch_.report(std::move(f));
+}
+
+void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers) {
+  observers_ = std::move(observers);
+  const ExecutableKernel& kernel = dispatch_.kernel;
+  size_t sites = kernel.sites ? kernel.sites->size() : 0;
+  bool everyAccess = false;
+  for (auto& o : observers_) everyAccess |= o->needsEveryAccess();
+  threadgroupSites_.clear();
+  if (observers_.empty()) {  // nobody listens: no access needs the hook
+    filter_.assign(sites, {0, ~uint64_t(0)});
+    return;
+  }
+  filter_.assign(sites, {0, 0});  // empty: every access calls the hook
+  if (everyAccess) return;
+  // Only the bounds check listens: an access inside the allocation its pointer comes from (as
+  // the check itself would find it) has nothing to report.
+  const DispatchFacts& facts = dispatch_.facts;
+  for (size_t i = 0; i < sites; ++i) {
+    const AccessSite& site = (*kernel.sites)[i];
+    if (site.param >= 0) {
+      bool found = false;
+      for (auto& r : facts.buffers)
+        if (int(r.argument->position) == site.param) {
+          found = true;
+          if (!(r.readOnly && isWrite(site.op))) filter_[i] = {r.begin, r.end};  // a write there is reported
+        }
+      if (!found)
+        for (auto& r : facts.threadgroupArguments)
+          if (int(r.argument->position) == site.param) threadgroupSites_.push_back({uint32_t(i), r.begin, r.end});
+    } else if (site.threadgroupOffset >= 0) {
+      for (auto& v : kernel.threadgroupVariables)
+        if (uint64_t(site.threadgroupOffset) >= v.offset && uint64_t(site.threadgroupOffset) < v.offset + v.size)
+          threadgroupSites_.push_back({uint32_t(i), v.offset, v.offset + v.size});
+    }
+  }
 }
 
 ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
@@ -1170,6 +1220,7 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->lane() : 0; }
 unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->simdResult() : 0; }
 void* __mslsim_coroutine_frame(uint64_t size) { return tCurrent->coroutineFrame(size); }
+const void* __mslsim_access_filter(void) { return tCurrent->accessFilter(); }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
 void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
   if (tCurrent) tCurrent->inactiveLaneRead(lane, {file, line, column});
@@ -1192,6 +1243,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_simd_lane", reinterpret_cast<void*>(&__mslsim_simd_lane)},
       {hook::kSimdResult, reinterpret_cast<void*>(&__mslsim_simd_result)},
       {hook::kCoroutineFrame, reinterpret_cast<void*>(&__mslsim_coroutine_frame)},
+      {hook::kAccessFilter, reinterpret_cast<void*>(&__mslsim_access_filter)},
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},

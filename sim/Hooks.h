@@ -25,6 +25,11 @@ constexpr const char* kPoll = "__mslsim_poll";                           // void
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
 // i32(ptr address, i64 size, i32 site, ptr newValue): nonzero if the access may happen.
 constexpr const char* kAccess = "__mslsim_access";
+// ptr(void), once per instrumented function call: a table of {u64 begin, u64 end} per access site.
+// An access of [address, address + size) inside its site's range goes ahead without calling
+// kAccess: the simulator puts there the allocation the site's pointer comes from when only the
+// bounds check listens, and an empty range when every access must be seen.
+constexpr const char* kAccessFilter = "__mslsim_access_filter";
 }  // namespace hook
 
 // The alignment of the coroutine frames the simulator hands out (hook::kCoroutineFrame).

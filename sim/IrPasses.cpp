@@ -322,8 +322,12 @@ PointerClass classifyPointer(llvm::Value* pointer, const llvm::DataLayout& layou
     llvm::Value* inner = gep->getPointerOperand()->stripPointerCasts();
     if (auto* call = llvm::dyn_cast<llvm::CallInst>(inner)) {
       if (call->getCalledFunction() && call->getCalledFunction()->getName() == hook::kThreadgroupArena) {
-        llvm::APInt offset(64, 0);
-        if (gep->accumulateConstantOffset(layout, offset)) c.threadgroupOffset = offset.getSExtValue();
+        // The constant part of the offset from the arena: the variable's own offset plus constant
+        // indices into it (`tile[ty][3]`), which stay inside the variable.
+        llvm::MapVector<llvm::Value*, llvm::APInt> variable;
+        llvm::APInt constant(64, 0);
+        if (gep->collectOffset(layout, 64, variable, constant) && !constant.isNegative())
+          c.threadgroupOffset = constant.getSExtValue();
       }
       return c;
     }
@@ -346,6 +350,7 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
   llvm::FunctionCallee hookFn = module.getOrInsertFunction(
       hook::kAccess, llvm::FunctionType::get(i32, {ptrTy, i64, i32, ptrTy}, false));
+  llvm::FunctionCallee filterFn = module.getOrInsertFunction(hook::kAccessFilter, llvm::FunctionType::get(ptrTy, false));
   std::set<std::string> kernelFunctions;
   for (auto& [entry, kernel] : kernelOfEntry) kernelFunctions.insert(kernel);
   std::map<std::string, const KernelInfo*> kernelOfEntrySymbol;
@@ -387,6 +392,10 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
     for (auto& bb : f)
       for (auto& inst : bb)
         if (!accessesOf(inst).empty()) work.push_back(&inst);
+    if (work.empty()) continue;
+    // The simulator's filter: per site, the byte range an access may touch without the hook
+    // being told (see hook::kAccessFilter).
+    llvm::Value* filter = llvm::IRBuilder<>(&*f.getEntryBlock().getFirstInsertionPt()).CreateCall(filterFn, {}, "access.filter");
     for (llvm::Instruction* inst : work) {
       std::vector<Access> accesses = accessesOf(*inst);
       // The hooks run before the operation and say whether it may happen: an access the bounds
@@ -403,18 +412,34 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
         site.threadgroupOffset = c.threadgroupOffset;
         uint32_t index = uint32_t(sites.size());
         sites.push_back(site);
+        // Inside the filter's range: the access goes ahead without a call.
+        llvm::Value* size = b.CreateZExtOrTrunc(a.size, i64);
+        llvm::Value* range = b.CreateConstInBoundsGEP1_64(i64, filter, 2 * uint64_t(index));
+        llvm::LoadInst* lo = b.CreateLoad(i64, range, "filter.begin");
+        llvm::LoadInst* hi = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, range, 1), "filter.end");
+        for (llvm::LoadInst* l : {lo, hi}) l->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
+        llvm::Value* address = b.CreatePtrToInt(a.pointer, i64);
+        llvm::Value* inRange = b.CreateAnd(b.CreateICmpUGE(address, lo), b.CreateICmpULE(b.CreateAdd(address, size), hi));
+        llvm::BasicBlock* before = inst->getParent();
+        llvm::Instruction* slowEnd = llvm::SplitBlockAndInsertIfThen(b.CreateNot(inRange), inst, false,
+                                                                     llvm::MDBuilder(ctx).createBranchWeights(1, 1 << 20));
+        llvm::BasicBlock* slow = slowEnd->getParent();
+        llvm::IRBuilder<> sb(slowEnd);
         llvm::Value* value = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(ctx));
         if (a.newValue && a.newValue->getType()->isPointerTy() && llvm::isa<llvm::MemTransferInst>(inst)) {
           value = a.newValue;
         } else if (a.newValue) {
           llvm::IRBuilder<> entry(&*f.getEntryBlock().getFirstInsertionPt());
           llvm::AllocaInst* slot = entry.CreateAlloca(a.newValue->getType(), nullptr, "stored.value");
-          b.CreateStore(a.newValue, slot);
+          sb.CreateStore(a.newValue, slot);
           value = slot;
         }
-        llvm::Value* ok = b.CreateICmpNE(b.CreateCall(hookFn, {a.pointer, b.CreateZExtOrTrunc(a.size, i64),
-                                                               llvm::ConstantInt::get(i32, index), value}),
-                                         llvm::ConstantInt::get(i32, 0));
+        llvm::Value* hookSaysYes = sb.CreateICmpNE(sb.CreateCall(hookFn, {a.pointer, size, llvm::ConstantInt::get(i32, index), value}),
+                                                   llvm::ConstantInt::get(i32, 0));
+        b.SetInsertPoint(inst);
+        llvm::PHINode* ok = b.CreatePHI(b.getInt1Ty(), 2, "access.ok");
+        ok->addIncoming(b.getTrue(), before);
+        ok->addIncoming(hookSaysYes, slow);
         allowed = allowed ? b.CreateAnd(allowed, ok) : ok;
       }
       if (!allowed) continue;

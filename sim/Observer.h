@@ -77,6 +77,9 @@ class ExecutionObserver {
   virtual ~ExecutionObserver() = default;
   virtual void threadgroupBegin(const ThreadIdentity& firstThread, char* arena) {}
   virtual void access(const ThreadIdentity& thread, const MemoryAccess& access) {}
+  // False if access() only cares about accesses outside the allocation the site's pointer comes
+  // from (the bounds check): the others then skip the hook (see hook::kAccessFilter).
+  virtual bool needsEveryAccess() const { return true; }
   // A threadgroup barrier was released (all threads passed it).
   virtual void threadgroupBarrier(unsigned memFlags) {}
   // A simdgroup_barrier of SIMD-group `simdgroup` was released.

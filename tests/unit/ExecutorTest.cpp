@@ -335,3 +335,29 @@ kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_thr
 })", 64, 64, 64, 60, Schedule(), CheckSet::none());
   EXPECT_TRUE(hasFinding(r.result, "barrier-divergence", Finding::Severity::Error));
 }
+
+TEST(Executor, TheBoundsCheckAloneStillSeesEveryOverrun) {
+  // With only the bounds check listening, accesses inside the allocation their pointer comes
+  // from skip the hook (an inline range test); an overrun must still reach the check, also one
+  // that lands in the neighbouring threadgroup variable or in another buffer's memory.
+  const char* kernel = R"(
+kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_threadgroup]]) {
+  threadgroup float a[64];
+  threadgroup float b[64];
+  a[lid] = 1;
+  b[lid] = 2;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[lid] = a[lid + 1];
+  if (lid == 0) out[lid + 64] = 3;
+})";
+  KernelRun r = runKernel(kernel, 64, 64, 64);  // default checks: bounds and sync
+  int overruns = 0;
+  for (auto& f : r.result.findings)
+    if (f.kind == "out-of-bounds") {
+      ++overruns;
+      EXPECT_TRUE(f.memorySpace == "threadgroup" || f.memorySpace == "device") << f.message;
+    }
+  EXPECT_EQ(overruns, 2);
+  EXPECT_EQ(r.out[0], 1.0f);  // in-bounds accesses happen as usual
+  EXPECT_EQ(r.out[63], 0.0f);  // the refused read yields zero
+}
