@@ -301,6 +301,7 @@ class ThreadgroupScheduler {
   Size3 group_{0, 0, 0}, groupSize_{1, 1, 1};
   uint64_t groupLinear_ = 0;
   std::vector<SimThread> threads_;
+  SimThread starter_;  // Coroutines: the arguments threads start from
   std::vector<char> arena_;
   SimThread* current_ = nullptr;
   ThreadScheduling scheduling_ = ThreadScheduling::Sequential;
@@ -622,8 +623,19 @@ void ThreadgroupScheduler::prepareThreads(Size3 group, Size3 size, uint32_t coun
     t.context = fibers ? make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain) : nullptr;
     t.stack = fibers ? stacks_[i].get() : nullptr;
     t.flags = t.size = t.resultMask = 0;
-    bindArguments(t);
-    writeBuiltins(t, group, size);
+    if (fibers) {
+      bindArguments(t);
+      writeBuiltins(t, group, size);
+    }
+  }
+  // A coroutine reads its arguments only when it starts: all start from one argument set, whose
+  // per-thread built-ins are rewritten before each start.
+  if (!fibers) {
+    starter_.linear = 0;
+    starter_.local = {0, 0, 0};
+    starter_.stack = nullptr;
+    bindArguments(starter_);
+    writeBuiltins(starter_, group, size);
   }
 }
 
@@ -632,9 +644,12 @@ void ThreadgroupScheduler::resume(SimThread& t) {
   if (scheduling_ == ThreadScheduling::Coroutines) {
     using Resume = void (*)(void* handle);
     frameOwner_ = t.linear;
-    if (!t.coroutine)
-      t.coroutine = reinterpret_cast<CoroutineEntryFunction>(dispatch_.kernel.entry)(t.args.data());
-    else
+    if (!t.coroutine) {
+      starter_.linear = t.linear;
+      starter_.local = t.local;
+      writeBuiltins(starter_, group_, groupSize_, /*varyingOnly=*/true);
+      t.coroutine = reinterpret_cast<CoroutineEntryFunction>(dispatch_.kernel.entry)(starter_.args.data());
+    } else
       (*static_cast<Resume*>(t.coroutine))(t.coroutine);
     // A coroutine at its final suspension has no resume function.
     if (*static_cast<Resume*>(t.coroutine) == nullptr) t.state = ThreadState::Done;
