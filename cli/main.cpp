@@ -71,6 +71,7 @@ struct RunOptions {
   std::string schedule = "in-order";
   std::string watch, trace;
   unsigned maxErrors = 0;
+  unsigned workers = 0;
   int errorExitCode = 1;
 };
 
@@ -150,6 +151,7 @@ int runCommand(const RunOptions& o) {
   dispatchOptions.watch = o.watch;
   dispatchOptions.traceFile = o.trace;
   dispatchOptions.maxErrors = o.maxErrors;
+  dispatchOptions.workers = o.workers;
   dispatchOptions.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
   auto program = Program::compileFile(o.file, options, checks.needsInstrumentation());
   printWarnings(*program);
@@ -334,6 +336,9 @@ int main(int argc, char** argv) {
   runCmd->add_option("--timeout", run.timeout, "seconds per dispatch before the kernel is stopped (default 60)");
   runCmd->add_option("--repeat", run.repeat, "dispatch N times (outputs from the last)");
   runCmd->add_flag("--timing", run.timing, "print compile and dispatch times to stderr");
+  runCmd->add_option("--workers", run.workers,
+                     "threads running threadgroups in parallel (default: one per core; races, uninit: one)")
+      ->check(CLI::Range(1u, 1024u));
 
   std::string compileFile;
   std::vector<std::string> compileIncludes, compileDefines, compileConstants;
