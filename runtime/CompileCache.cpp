@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 3;  // bump when the entry layout changes
+constexpr int kFormat = 4;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -164,7 +164,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.hasThreadLoop = k["thread_loop"];
       if (!k["region_loop"].is_null()) {
         const json& r = k["region_loop"];
-        e.regionLoopLayout = RegionLoopLayout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>()};
+        e.regionLoopLayout = RegionLoopLayout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>(), r[3].get<bool>()};
       }
       e.instrumented = k["instrumented"];
       for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
@@ -214,7 +214,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                             {"scheduling", int(k.scheduling)},
                             {"thread_loop", k.hasThreadLoop},
                             {"region_loop", k.regionLoopLayout ? json{k.regionLoopLayout->indexOffset, k.regionLoopLayout->indexBytes,
-                                                                      k.regionLoopLayout->indexMask}
+                                                                      k.regionLoopLayout->indexMask, k.regionLoopLayout->recordsThreads}
                                                                : json()},
                             {"instrumented", k.instrumented},
                             {"threadgroup_variables", vars}});

@@ -159,6 +159,7 @@ struct CallSite {
   const char* file = nullptr;
   unsigned line = 0, column = 0;
   bool operator<(const CallSite& o) const {
+    if (file == o.file) return std::tie(line, column) < std::tie(o.line, o.column);  // one string
     int c = std::strcmp(file ? file : "", o.file ? o.file : "");
     if (c != 0) return c < 0;
     return std::tie(line, column) < std::tie(o.line, o.column);
@@ -257,6 +258,11 @@ class ThreadgroupScheduler {
   // Hook entry points, called on the current fiber.
   void threadgroupBarrier(unsigned flags, CallSite site);
   unsigned simdExchange(const void* value, void* lanes, unsigned size, CallSite site);
+  // Called by the hooks first: in region mode, the thread the JIT'd loop says is running.
+  ThreadgroupScheduler* enter() {
+    if (regionMode_) current_ = &threads_[regionThread_];
+    return this;
+  }
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
   unsigned simdResult() const { return current_ ? current_->resultMask : 0; }
   void* coroutineFrame(uint64_t size);
@@ -322,6 +328,11 @@ class ThreadgroupScheduler {
   void runThreads(Size3 group, Size3 size, uint32_t count);
   void runSequentially(Size3 group, Size3 size, uint32_t count);
   void runRegions(Size3 group, Size3 size, uint32_t count);
+  bool sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count);
+  // In region mode the JIT'd loops store the running thread's index here; the hooks make it current.
+  uint32_t regionThread_ = 0;
+  bool regionMode_ = false;
+  std::vector<uint8_t> runnable_;
   void prepareThreads(Size3 group, Size3 size, uint32_t count);
   void resume(SimThread& t);
   bool isPrivateFrame(uintptr_t address, uint64_t size) const;
@@ -478,6 +489,7 @@ void ThreadgroupScheduler::run(Size3 group) {
   tFault.armed = false;
   tFault.signal = 0;
   current_ = nullptr;
+  regionMode_ = false;  // also after an escape from the region loop
   for (auto& o : observers_) o->threadgroupEnd();
   tCurrent = nullptr;
 }
@@ -593,7 +605,7 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
     t.local = {0, 0, 0};
     writeBuiltins(t, group, size);
     current_ = nullptr;  // a fault names the threadgroup, not a thread
-    dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2]);
+    dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2], &regionThread_);
     return;
   }
   arrangeOrder(count);
@@ -729,55 +741,69 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   }
 }
 
-// Each thread starts its coroutine, in order, and runs to its first barrier; then each call
-// of the region loop runs the next barrier-to-barrier region of every thread. Nothing is recorded
-// per thread: after each region, the frames tell whether the threads wait at the same barrier.
+// Each thread starts its coroutine, in order, and runs to its first synchronisation point; then each
+// call of the region loop runs the next region of every runnable thread.
 void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
   const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
-  threads_.resize(std::max<size_t>(threads_.size(), 1));
-  SimThread& t = threads_[0];
-  t.stack = nullptr;
-  bindArguments(t);
-  current_ = nullptr;  // the barrier hooks have nothing to record
-  frameOwner_ = 0;     // each coroutine start takes the next frame
-  // The JIT'd loop over the threads' starts (built with every region loop), from thread 0's arguments.
-  t.linear = 0;
-  t.local = {0, 0, 0};
-  writeBuiltins(t, group, size);
-  dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2]);
-  if (dispatch_.cancelled) return;
+  prepareThreads(group, size, count);  // the records (and the arguments threads start from)
+  atBarrier_ = atSimdCollective_ = 0;
+  barrierSitesDiffer_ = false;
+  current_ = nullptr;
+  regionMode_ = layout.recordsThreads;  // the hooks record the waits of threads_[regionThread_]
+  frameOwner_ = 0;                      // each coroutine start takes the next frame
+  // The JIT'd loop over the threads' starts (built with every region loop).
+  dispatch_.kernel.threadLoop(starter_.args.data(), size[0], size[1], size[2], &regionThread_);
+  runnable_.assign(count, 1);
+  auto finished = [&](uint32_t i) {
+    return *reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr;
+  };
+  for (;;) {
+    if (dispatch_.cancelled || dispatch_.stop) break;
+    if (layout.recordsThreads) {
+      // The hooks said where each thread waits; a thread still runnable has finished.
+      for (uint32_t i = 0; i < count; ++i)
+        if (threads_[i].state == ThreadState::Runnable && finished(i)) threads_[i].state = ThreadState::Done;
+      if (!(atSimdCollective_ && resolveSimdGroups()) && !resolveBarrier(group)) break;
+      for (uint32_t i = 0; i < count; ++i) runnable_[i] = threads_[i].state == ThreadState::Runnable;
+    } else if (!sameBarrier(layout, group, size, count)) {
+      break;
+    }
+    dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count, runnable_.data(), &regionThread_);
+  }
+  regionMode_ = false;
+}
+
+// Barrier-only kernels: whether every unfinished thread waits at the same barrier (read from the
+// frames); false when all have finished, or (reported) when they wait at different barriers.
+bool ThreadgroupScheduler::sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count) {
   auto describe = [&](uint32_t i) {
     SimThread who;
     who.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
     return describeThread(who, group);
   };
-  for (;;) {
-    const char* first = nullptr;
-    uint32_t firstIndex = 0, at = 0;
-    for (uint32_t i = 0; i < count; ++i) {
-      const char* frame = frames_.get() + uint64_t(i) * frameStride_;
-      if (*reinterpret_cast<void* const*>(frame) == nullptr) continue;  // finished
-      const char* field = frame + layout.indexOffset;
-      uint32_t index = layout.indexBytes == 1   ? uint32_t(*reinterpret_cast<const uint8_t*>(field))
-                       : layout.indexBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(field))
-                                                : *reinterpret_cast<const uint32_t*>(field);
-      index &= layout.indexMask;
-      if (!first) {
-        first = frame;
-        firstIndex = i;
-        at = index;
-      } else if (index != at) {
-        dispatch_.report({Finding::Severity::Error, "barrier-divergence",
-                          "threads of one threadgroup wait at different barriers: " + describe(firstIndex) +
-                              " and " + describe(i) + " (run with --check sync for the source lines)",
-                          {}});
-        return;
-      }
+  bool any = false;
+  uint32_t firstIndex = 0, at = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const char* frame = frames_.get() + uint64_t(i) * frameStride_;
+    if (*reinterpret_cast<void* const*>(frame) == nullptr) continue;  // finished
+    const char* field = frame + layout.indexOffset;
+    uint32_t index = layout.indexBytes == 1   ? uint32_t(*reinterpret_cast<const uint8_t*>(field))
+                     : layout.indexBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(field))
+                                              : *reinterpret_cast<const uint32_t*>(field);
+    index &= layout.indexMask;
+    if (!any) {
+      any = true;
+      firstIndex = i;
+      at = index;
+    } else if (index != at) {
+      dispatch_.report({Finding::Severity::Error, "barrier-divergence",
+                        "threads of one threadgroup wait at different barriers: " + describe(firstIndex) +
+                            " and " + describe(i) + " (run with --check sync for the source lines)",
+                        {}});
+      return false;
     }
-    if (!first) return;  // every thread has finished
-    dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count);
-    if (dispatch_.cancelled || dispatch_.stop) return;
   }
+  return any;
 }
 
 void ThreadgroupScheduler::arrangeOrder(uint32_t count) {
@@ -1223,22 +1249,22 @@ DispatchResult dispatch(const DispatchRequest& request) {
 
 extern "C" {
 void __mslsim_threadgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column) {
-  if (tCurrent) tCurrent->threadgroupBarrier(flags, {file, line, column});
+  if (tCurrent) tCurrent->enter()->threadgroupBarrier(flags, {file, line, column});
 }
 void __mslsim_simdgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column) {
-  if (tCurrent) tCurrent->simdExchange(nullptr, nullptr, 0, {file, line, column});
+  if (tCurrent) tCurrent->enter()->simdExchange(nullptr, nullptr, 0, {file, line, column});
 }
 unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, const char* file,
                                 unsigned line, unsigned column) {
-  return tCurrent ? tCurrent->simdExchange(value, lanes, size, {file, line, column}) : 1u;
+  return tCurrent ? tCurrent->enter()->simdExchange(value, lanes, size, {file, line, column}) : 1u;
 }
-unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->lane() : 0; }
-unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->simdResult() : 0; }
+unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->enter()->lane() : 0; }
+unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->enter()->simdResult() : 0; }
 void* __mslsim_coroutine_frame(uint64_t size) { return tCurrent->coroutineFrame(size); }
 const void* __mslsim_access_filter(void) { return tCurrent->accessFilter(); }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
 void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
-  if (tCurrent) tCurrent->inactiveLaneRead(lane, {file, line, column});
+  if (tCurrent) tCurrent->enter()->inactiveLaneRead(lane, {file, line, column});
 }
 unsigned __mslsim_access(void* address, uint64_t size, uint32_t site, const void* newValue) {
   return tCurrent ? tCurrent->access(reinterpret_cast<uintptr_t>(address), size, site,
@@ -1246,7 +1272,7 @@ unsigned __mslsim_access(void* address, uint64_t size, uint32_t site, const void
                   : 1u;
 }
 void __mslsim_poll(void) {
-  if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->abortCurrentThread();
+  if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->enter()->abortCurrentThread();
 }
 }
 

@@ -32,15 +32,17 @@ using CoroutineEntryFunction = void* (*)(void** args);
 
 // ThreadScheduling::Sequential, unchecked builds: runs every thread of an sx*sy*sz threadgroup, given
 // thread 0's arguments.
-using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint32_t sz);
+using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint32_t sz, uint32_t* thread);
 
-// ThreadScheduling::Coroutines, unchecked builds of kernels whose only synchronisation is
-// threadgroup_barrier: resumes every unfinished thread of a threadgroup once (see buildRegionLoop).
-using RegionLoopFunction = void (*)(void* frames, uint64_t stride, uint32_t count);
+// ThreadScheduling::Coroutines, unchecked builds: resumes every unfinished runnable thread of a
+// threadgroup once (see buildRegionLoop).
+using RegionLoopFunction = void (*)(void* frames, uint64_t stride, uint32_t count, const uint8_t* runnable,
+                                    uint32_t* thread);
 struct RegionLoopLayout {
   uint64_t indexOffset = 0;  // where a coroutine frame holds the index of the suspension point
   unsigned indexBytes = 1;
   uint32_t indexMask = 0xFF;  // 0: a single suspension point, no index
+  bool recordsThreads = false;  // the hooks record each thread's wait (SIMD-group functions)
 };
 
 // How the threads of one threadgroup take turns.

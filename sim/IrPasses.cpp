@@ -616,10 +616,11 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
   llvm::LLVMContext& ctx = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i32, i32, i32}, false);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i32, i32, i32, ptr}, false);
   llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   loop->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Argument* args = loop->getArg(0);
+  llvm::Argument* threadSlot = loop->getArg(4);
   llvm::Value* size[3] = {loop->getArg(1), loop->getArg(2), loop->getArg(3)};
 
   // A per-thread copy of the argument array: buffers and uniform built-ins as the simulator bound
@@ -710,6 +711,7 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
     for (unsigned c = 0; c < a.components; ++c)
       body.CreateStore(body.CreateTrunc(v[c], component), body.CreateConstInBoundsGEP1_32(component, storage[a.position], c));
   }
+  body.CreateStore(linear, threadSlot);  // which thread runs, for the simulator's hooks
   llvm::CallInst* call = body.CreateCall(entry.getFunctionType(), &entry, {threadArgs});
   call->addFnAttr(llvm::Attribute::AlwaysInline);
   // Latches, innermost first.
@@ -767,14 +769,15 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   llvm::Module& module = *ramp.getParent();
   llvm::Function* resume = module.getFunction((ramp.getName() + ".resume").str());
   if (!resume || resume->isDeclaration() || resume->arg_size() != 1) return std::nullopt;
-  // Only threadgroup barriers: a SIMD-group function needs each lane's value, per thread.
+  // SIMD-group functions need each lane's value, recorded by the hooks per thread; without them,
+  // the barrier hooks have nothing to record and go.
+  bool simd = false;
   for (llvm::Function* f : {&ramp, resume})
     for (auto& bb : *f)
       for (auto& inst : bb)
         if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
           if (llvm::Function* callee = call->getCalledFunction())
-            if (callee->getName() == hook::kSimdExchange || callee->getName() == hook::kSimdgroupBarrier)
-              return std::nullopt;
+            simd |= callee->getName() == hook::kSimdExchange || callee->getName() == hook::kSimdgroupBarrier;
 
   // Where the split put the suspension index: the resume function dispatches on it first thing
   // (a switch, or a compare and branch for two points). With a single suspension point there is
@@ -782,6 +785,7 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   const llvm::DataLayout& layout = module.getDataLayout();
   RegionLoopLayout result;
   result.indexMask = 0;
+  result.recordsThreads = simd;
   llvm::BasicBlock& first = resume->getEntryBlock();
   auto dispatchesOn = [&](llvm::Value* v) {
     for (llvm::User* u : v->users()) {
@@ -807,12 +811,13 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
     break;
   }
 
-  // void regions(ptr frames, i64 stride, i32 count): resumes every unfinished thread once.
+  // void regions(ptr frames, i64 stride, i32 count, ptr runnable, ptr threadSlot): resumes every
+  // unfinished thread whose runnable byte is set, after storing its index in *threadSlot.
   llvm::LLVMContext& ctx = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i32}, false);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i32, ptr, ptr}, false);
   llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   loop->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", loop);
@@ -827,8 +832,11 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   i->addIncoming(b.getInt32(0), entry);
   llvm::Value* frame = b.CreateGEP(b.getInt8Ty(), loop->getArg(0), b.CreateMul(b.CreateZExt(i, i64), loop->getArg(1), "", true, true));
   llvm::Value* resumeFn = b.CreateLoad(ptr, frame, "resume.fn");
-  b.CreateCondBr(b.CreateIsNull(resumeFn), next, run);  // null: the thread has finished
+  llvm::Value* runnable = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), loop->getArg(3), i), "runnable");
+  // null: the thread has finished
+  b.CreateCondBr(b.CreateOr(b.CreateIsNull(resumeFn), b.CreateICmpEQ(runnable, b.getInt8(0))), next, run);
   b.SetInsertPoint(run);
+  b.CreateStore(i, loop->getArg(4));
   llvm::CallInst* call = b.CreateCall(resume->getFunctionType(), resume, {frame});
   call->setCallingConv(resume->getCallingConv());
   b.CreateBr(next);
@@ -849,7 +857,8 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
     for (auto& inst : bb)
       if (auto* c = llvm::dyn_cast<llvm::CallInst>(&inst))
         if (c->getCalledFunction() && c->getCalledFunction()->getName() == hook::kThreadgroupBarrier) hooks.push_back(c);
-  for (llvm::CallInst* c : hooks) c->eraseFromParent();
+  if (!simd)
+    for (llvm::CallInst* c : hooks) c->eraseFromParent();
   return result;
 }
 

@@ -62,16 +62,18 @@ bool reachesSynchronisation(llvm::Function& entry);
 llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry);
 
 // For a kernel that never synchronises, in an unchecked build: `void name(void** args, u32 sx,
-// u32 sy, u32 sz)` runs every thread of an sx*sy*sz threadgroup by calling `entry` (inlined) in
+// u32 sy, u32 sz, u32* thread)` runs every thread of an sx*sy*sz threadgroup by calling `entry` (inlined) in
 // nested loops over z, y and x. `args` are thread 0's, as the simulator bound them; the built-ins
-// that vary per thread are computed in the loop. Consecutive threads in the innermost loop let
+// that vary per thread are computed in the loop; *thread holds the running thread's index. Consecutive threads in the innermost loop let
 // LLVM's loop vectoriser run several threads per vector instruction, as CPU OpenCL drivers do.
-// After the coroutine split, for a kernel whose only synchronisation is threadgroup_barrier:
-// `void name(void* frames, u64 stride, u32 count)` resumes each of `count` threads whose frames lie
-// `stride` bytes apart, skipping finished ones, with the resume function inlined: one call runs a
-// barrier-to-barrier region for the whole threadgroup (POCL's "work-item loops", with the
-// coroutine frames as the context arrays). The scheduler reads where each thread stopped from its
-// frame, to find threads at different barriers.
+// After the coroutine split, in an unchecked build: `void name(void* frames, u64 stride, u32 count,
+// u8* runnable, u32* thread)` resumes each of `count` threads whose frames lie `stride` bytes apart,
+// skipping finished ones and those whose runnable byte is 0, with the resume function inlined: one
+// call runs a region between synchronisation points for the whole threadgroup (POCL's "work-item
+// loops", with the coroutine frames as the context arrays). Kernels with SIMD-group functions keep
+// their hooks, which record each thread's wait (*thread says which); in kernels whose only
+// synchronisation is threadgroup_barrier the hooks go, and the scheduler reads where each thread
+// stopped from its frame.
 std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name);
 
 // Lets LLVM's loop vectoriser call glibc's libmvec for the libm functions it implements (see

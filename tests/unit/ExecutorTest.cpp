@@ -361,3 +361,37 @@ kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_thr
   EXPECT_EQ(r.out[0], 1.0f);  // in-bounds accesses happen as usual
   EXPECT_EQ(r.out[63], 0.0f);  // the refused read yields zero
 }
+
+TEST(Executor, SimdGroupKernelsRunRegionByRegionWhenUnchecked) {
+  // With SIMD-group functions the region loop keeps the hooks, which record each lane's wait; the
+  // scheduler resolves collectives between regions. Divergent lanes, a partial last SIMD-group
+  // and a barrier, against values computed here from the lane numbers.
+  const char* kernel = R"(
+kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_threadgroup]],
+              uint lane [[thread_index_in_simdgroup]], uint g [[thread_position_in_grid]]) {
+  threadgroup float firsts[8];
+  float odd = 0;
+  if (lane % 2 == 1) odd = simd_sum(float(lane));          // odd lanes only
+  float all = simd_sum(1.0f);                               // the lanes that exist
+  float next = simd_shuffle_down(float(lid), 1);
+  if (lane == 0) firsts[lid / 32] = float(lid);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[g] = odd * 1000 + all * 10 + (lane < 31 && lid + 1 < 80 ? next - float(lid) : 0) + firsts[0];
+})";
+  auto expectedAt = [](uint32_t g) {
+    uint32_t lid = g % 80, lane = lid % 32, base = lid / 32 * 32;
+    uint32_t lanes = std::min(32u, 80 - base);  // the last SIMD-group has 16 lanes
+    float odd = 0;
+    if (lane % 2 == 1)
+      for (uint32_t l = 1; l < lanes; l += 2) odd += float(l);
+    float next = lane < 31 && lid + 1 < 80 ? 1.0f : 0.0f;
+    return odd * 1000 + float(lanes) * 10 + next + 0.0f;
+  };
+  Schedule reverse{Schedule::Order::Reverse, 0};
+  KernelRun regions = runKernel(kernel, 160, 80, 160, 60, Schedule(), CheckSet::none());
+  KernelRun oneByOne = runKernel(kernel, 160, 80, 160, 60, reverse, CheckSet::none());
+  for (auto* r : {&regions, &oneByOne}) {
+    ASSERT_FALSE(r->result.hasErrors());
+    for (uint32_t g = 0; g < 160; ++g) EXPECT_EQ(r->out[g], expectedAt(g)) << "thread " << g;
+  }
+}
