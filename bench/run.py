@@ -5,8 +5,9 @@ Usage: /usr/bin/python3 bench/run.py [--build build] [--quick] [--only NAME ...]
 
 Every kernel is written twice, in MSL for mslsim and in OpenCL C for the peers (bench/kernels/),
 with the same sizes and threadgroup shapes. Runs, per kernel:
-  * mslsim --check none on one core (taskset -c 0) and with its default workers (one per core),
-    mslsim --check all; compile time cold (empty MSLSIM_CACHE_DIR) and cached, from --timing;
+  * mslsim --check none with one worker and with one worker per core (--workers; builds without
+    that option: taskset -c 0 and the default), mslsim --check all; compile time cold (empty
+    MSLSIM_CACHE_DIR) and cached, from --timing;
   * POCL through bench/opencl_host (median kernel time between clFinish calls; build separately);
   * Oclgrind, with and without --data-races, through its `oclgrind` wrapper, at a smaller size
     it finishes in seconds; its time is scaled up by the work ratio (shown in the table);
@@ -160,6 +161,10 @@ class Runner:
         self.host = os.path.join(build, "bench", "opencl_host")
         self.reference_bin = os.path.join(build, "bench", "reference_loops")
         self.repeats = 1 if quick else 3
+        self.cores = os.cpu_count()
+        # `mslsim run --workers N` where the build has it; older builds: one core via taskset.
+        self.has_workers = "--workers" in subprocess.run([self.mslsim_bin, "run", "--help"], capture_output=True,
+                                                         text=True).stdout
         self.saved = {}  # id(array) -> (path, array)
         self.peers = {}  # "pocl" / "oclgrind" -> info dict, or a reason it is not available
         for peer in ("pocl", "oclgrind"):
@@ -209,14 +214,16 @@ class Runner:
             worst = np.max(np.abs(got - case.expected)) if got.shape == case.expected.shape else "shape"
             raise BenchError(f"{what}: output does not match numpy (max abs error {worst})")
 
-    def mslsim(self, bench, case, checks, one_core=False, repeats=None):
-        """Returns (compile_ms, dispatch_ms) after checking the output."""
+    def mslsim(self, bench, case, checks, workers=None, repeats=None):
+        """Returns (compile_ms, dispatch_ms) after checking the output. workers=None: mslsim's default."""
         out = self.output(f"{bench.name}_mslsim")
-        cmd = ["taskset", "-c", "0"] if one_core else []
+        cmd = ["taskset", "-c", "0"] if workers == 1 and not self.has_workers else []
         cmd += [self.mslsim_bin, "run", os.path.join(KERNELS, bench.metal + ".metal"), "--kernel", bench.kernel,
                 "--grid", ",".join(map(str, case.grid)), "--threadgroup", ",".join(map(str, case.group)),
                 "--check", checks, "--timing", "--repeat", str(repeats or self.repeats), "--timeout", "3600",
                 "--output", f"{case.out}={out}"]
+        if workers and self.has_workers:
+            cmd += ["--workers", str(workers)]
         for i, (kind, value) in enumerate(case.args):
             spec = {"npy": lambda: self.save(bench.name, i, value), "zeros": lambda: f"zeros:float32:{value}",
                     "uint": lambda: f"scalar:uint32:{value}", "float": lambda: f"scalar:float32:{value}"}[kind]()
@@ -272,8 +279,8 @@ class Runner:
         case = bench.make(bench.quick if self.quick else bench.full, rng)
         row = {"bench": bench, "case": case}
         log(f"{bench.name} at {case.label}: mslsim")
-        row["compile_cold"], row["none2"] = self.mslsim(bench, case, "none")
-        row["compile_cached"], row["none1"] = self.mslsim(bench, case, "none", one_core=True)
+        row["compile_cold"], row["none2"] = self.mslsim(bench, case, "none", workers=self.cores)
+        row["compile_cached"], row["none1"] = self.mslsim(bench, case, "none", workers=1)
         # --check all: races and uninit checks run on one worker whatever the core count (Executor).
         row["all"] = self.mslsim(bench, case, "all", repeats=1)[1]
         log(f"{bench.name}: C++, POCL")
@@ -355,12 +362,15 @@ def print_tables(rows, runner, description, load_before, seconds):
     print()
     print("## Run time (ms, medians; every output verified against numpy)")
     print()
-    print("mslsim 1 core = `taskset -c 0` (the CLI has no worker-count option; its default is one worker per "
-          "core); mslsim default = one worker per core. `--check all` always runs on one worker (race and "
-          "uninitialised-read checks keep state across threadgroups). Oclgrind runs at the size in its column and "
-          "its time is multiplied by the work ratio shown; ratios use mslsim default workers.")
+    one = "1 worker" if runner.has_workers else "1 core"
+    many = f"{runner.cores} workers" if runner.has_workers else "default workers"
+    print(("mslsim `--workers 1` and `--workers N`, N = cores. " if runner.has_workers else
+           "mslsim 1 core = `taskset -c 0` (this build has no `--workers`); default = one worker per core. ") +
+          "`--check all` always runs on one worker (race and uninitialised-read checks keep state across "
+          "threadgroups). Oclgrind runs at the size in its column and its time is multiplied by the work ratio "
+          f"shown. Ratios use mslsim with {many}.")
     print()
-    print("| kernel | size | C++ -O2 (1 thread) | POCL | mslsim none, 1 core | mslsim none, default | mslsim --check all "
+    print(f"| kernel | size | C++ -O2 (1 thread) | POCL | mslsim none, {one} | mslsim none, {many} | mslsim --check all "
           "| Oclgrind size (scale) | Oclgrind | Oclgrind --data-races | mslsim / POCL | mslsim / C++ "
           "| Oclgrind-dr / mslsim none | Oclgrind-dr / mslsim all |")
     print("|" + "---|" * 14)
