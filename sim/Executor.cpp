@@ -266,6 +266,7 @@ class ThreadgroupScheduler {
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
   unsigned simdResult() const { return current_ ? current_->resultMask : 0; }
   void* coroutineFrame(uint64_t size);
+  void allocateFrames(uint64_t size);
   char* arena() { return arena_.data(); }
   [[noreturn]] void abortCurrentThread();
   // Runs the observers on an access about to happen; false if it must not happen.
@@ -334,6 +335,7 @@ class ThreadgroupScheduler {
   bool regionMode_ = false;
   std::vector<uint8_t> runnable_;
   void prepareThreads(Size3 group, Size3 size, uint32_t count);
+  void prepareStarter(Size3 group, Size3 size);
   void resume(SimThread& t);
   bool isPrivateFrame(uintptr_t address, uint64_t size) const;
   void reportFault(Size3 group);
@@ -640,15 +642,17 @@ void ThreadgroupScheduler::prepareThreads(Size3 group, Size3 size, uint32_t coun
       writeBuiltins(t, group, size);
     }
   }
-  // A coroutine reads its arguments only when it starts: all start from one argument set, whose
-  // per-thread built-ins are rewritten before each start.
-  if (!fibers) {
-    starter_.linear = 0;
-    starter_.local = {0, 0, 0};
-    starter_.stack = nullptr;
-    bindArguments(starter_);
-    writeBuiltins(starter_, group, size);
-  }
+  if (!fibers) prepareStarter(group, size);
+}
+
+// A coroutine reads its arguments only when it starts: all start from one argument set, whose
+// per-thread built-ins are rewritten before each start.
+void ThreadgroupScheduler::prepareStarter(Size3 group, Size3 size) {
+  starter_.linear = 0;
+  starter_.local = {0, 0, 0};
+  starter_.stack = nullptr;
+  bindArguments(starter_);
+  writeBuiltins(starter_, group, size);
 }
 
 // Runs `t` until it blocks at a barrier or SIMD-group function, or finishes.
@@ -672,6 +676,17 @@ void ThreadgroupScheduler::resume(SimThread& t) {
 }
 
 void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
+  // Every thread asks for the same size; the first request of a threadgroup, made before any
+  // frame is live, sizes the storage for all of them.
+  if (__builtin_expect(!framesReady_, 0)) allocateFrames(size);
+  char* frame = frames_.get() + frameStride_ * frameOwner_++;  // runRegions starts threads in order
+  // No resume function yet (a frame always begins with the resume and destroy pointers).
+  reinterpret_cast<void**>(frame)[0] = nullptr;
+  reinterpret_cast<void**>(frame)[1] = nullptr;
+  return frame;
+}
+
+void ThreadgroupScheduler::allocateFrames(uint64_t size) {
   // The frame holds what a thread keeps across barriers, its private arrays among them: give it
   // no more than a fiber's stack, so both ways of running a kernel agree on what fits.
   if (size > FiberStack::kSize) {
@@ -684,22 +699,16 @@ void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
                       {}});
     siglongjmp(escape_, 1);
   }
-  // Every thread asks for the same size; the first request of a threadgroup, made before any
-  // frame is live, sizes the storage for all of them.
-  if (!framesReady_ || size > frameStride_) {
-    uint64_t stride = (size + kCoroutineFrameAlignment - 1) / kCoroutineFrameAlignment * kCoroutineFrameAlignment;
-    uint64_t bytes = stride * frameCount_;
-    if (bytes > frameCapacity_) {
-      frames_.reset(static_cast<char*>(std::aligned_alloc(kCoroutineFrameAlignment, bytes)));
-      if (!frames_) throw std::bad_alloc();
-      frameCapacity_ = bytes;
-    }
-    frameStride_ = stride;
-    framesReady_ = true;
+  uint64_t stride = (std::max<uint64_t>(size, 2 * sizeof(void*)) + kCoroutineFrameAlignment - 1) /
+                    kCoroutineFrameAlignment * kCoroutineFrameAlignment;
+  uint64_t bytes = stride * frameCount_;
+  if (bytes > frameCapacity_) {
+    frames_.reset(static_cast<char*>(std::aligned_alloc(kCoroutineFrameAlignment, bytes)));
+    if (!frames_) throw std::bad_alloc();
+    frameCapacity_ = bytes;
   }
-  char* frame = frames_.get() + frameStride_ * frameOwner_++;  // runRegions starts threads in order
-  std::memset(frame, 0, std::min<uint64_t>(size, 2 * sizeof(void*)));  // no resume function yet
-  return frame;
+  frameStride_ = stride;
+  framesReady_ = true;
 }
 
 bool ThreadgroupScheduler::isPrivateFrame(uintptr_t address, uint64_t size) const {
@@ -745,7 +754,10 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
 // call of the region loop runs the next region of every runnable thread.
 void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
   const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
-  prepareThreads(group, size, count);  // the records (and the arguments threads start from)
+  if (layout.recordsThreads)
+    prepareThreads(group, size, count);  // the records, and the arguments threads start from
+  else
+    prepareStarter(group, size);
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;
   current_ = nullptr;
@@ -754,20 +766,26 @@ void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
   // The JIT'd loop over the threads' starts (built with every region loop).
   dispatch_.kernel.threadLoop(starter_.args.data(), size[0], size[1], size[2], &regionThread_);
   runnable_.assign(count, 1);
+  if (!layout.recordsThreads) {
+    // Barrier-only: every unfinished thread runs each region; the loop itself says whether they
+    // stopped at one barrier (the frames name the threads when they did not).
+    if (!sameBarrier(layout, group, size, count)) return;
+    while (!dispatch_.cancelled && !dispatch_.stop) {
+      uint32_t status = dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count, runnable_.data(), &regionThread_);
+      if (status & 2) sameBarrier(layout, group, size, count);  // reports the divergence
+      if (status != 1) return;
+    }
+    return;
+  }
   auto finished = [&](uint32_t i) {
     return *reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr;
   };
-  for (;;) {
-    if (dispatch_.cancelled || dispatch_.stop) break;
-    if (layout.recordsThreads) {
-      // The hooks said where each thread waits; a thread still runnable has finished.
-      for (uint32_t i = 0; i < count; ++i)
-        if (threads_[i].state == ThreadState::Runnable && finished(i)) threads_[i].state = ThreadState::Done;
-      if (!(atSimdCollective_ && resolveSimdGroups()) && !resolveBarrier(group)) break;
-      for (uint32_t i = 0; i < count; ++i) runnable_[i] = threads_[i].state == ThreadState::Runnable;
-    } else if (!sameBarrier(layout, group, size, count)) {
-      break;
-    }
+  while (!dispatch_.cancelled && !dispatch_.stop) {
+    // The hooks said where each thread waits; a thread still runnable has finished.
+    for (uint32_t i = 0; i < count; ++i)
+      if (threads_[i].state == ThreadState::Runnable && finished(i)) threads_[i].state = ThreadState::Done;
+    if (!(atSimdCollective_ && resolveSimdGroups()) && !resolveBarrier(group)) break;
+    for (uint32_t i = 0; i < count; ++i) runnable_[i] = threads_[i].state == ThreadState::Runnable;
     dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count, runnable_.data(), &regionThread_);
   }
   regionMode_ = false;

@@ -36,8 +36,10 @@ using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint3
 
 // ThreadScheduling::Coroutines, unchecked builds: resumes every unfinished runnable thread of a
 // threadgroup once (see buildRegionLoop).
-using RegionLoopFunction = void (*)(void* frames, uint64_t stride, uint32_t count, const uint8_t* runnable,
-                                    uint32_t* thread);
+// Returns bit 0: a resumed thread has not finished; bit 1: resumed threads stopped at different
+// suspension points.
+using RegionLoopFunction = uint32_t (*)(void* frames, uint64_t stride, uint32_t count, const uint8_t* runnable,
+                                        uint32_t* thread);
 struct RegionLoopLayout {
   uint64_t indexOffset = 0;  // where a coroutine frame holds the index of the suspension point
   unsigned indexBytes = 1;

@@ -811,13 +811,15 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
     break;
   }
 
-  // void regions(ptr frames, i64 stride, i32 count, ptr runnable, ptr threadSlot): resumes every
-  // unfinished thread whose runnable byte is set, after storing its index in *threadSlot.
+  // u32 regions(ptr frames, i64 stride, i32 count, ptr runnable, ptr threadSlot): resumes every
+  // unfinished thread whose runnable byte is set, after storing its index in *threadSlot. Returns
+  // bit 0: a resumed thread has not finished; bit 1: resumed threads stopped at different
+  // suspension points (read from the frames, where the resume code has just written them).
   llvm::LLVMContext& ctx = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i64, i32, ptr, ptr}, false);
+  auto* type = llvm::FunctionType::get(i32, {ptr, i64, i32, ptr, ptr}, false);
   llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   loop->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", loop);
@@ -829,7 +831,13 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   b.CreateCondBr(b.CreateICmpEQ(loop->getArg(2), b.getInt32(0)), exit, header);
   b.SetInsertPoint(header);
   llvm::PHINode* i = b.CreatePHI(i32, 2, "i");
+  llvm::PHINode* any = b.CreatePHI(b.getInt1Ty(), 2, "any");
+  llvm::PHINode* firstIndex = b.CreatePHI(i32, 2, "first");
+  llvm::PHINode* differ = b.CreatePHI(b.getInt1Ty(), 2, "differ");
   i->addIncoming(b.getInt32(0), entry);
+  any->addIncoming(b.getFalse(), entry);
+  firstIndex->addIncoming(b.getInt32(0), entry);
+  differ->addIncoming(b.getFalse(), entry);
   llvm::Value* frame = b.CreateGEP(b.getInt8Ty(), loop->getArg(0), b.CreateMul(b.CreateZExt(i, i64), loop->getArg(1), "", true, true));
   llvm::Value* resumeFn = b.CreateLoad(ptr, frame, "resume.fn");
   llvm::Value* runnable = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), loop->getArg(3), i), "runnable");
@@ -839,12 +847,43 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   b.CreateStore(i, loop->getArg(4));
   llvm::CallInst* call = b.CreateCall(resume->getFunctionType(), resume, {frame});
   call->setCallingConv(resume->getCallingConv());
+  llvm::Value* unfinished = b.CreateIsNotNull(b.CreateLoad(ptr, frame), "unfinished");
+  llvm::Value* index = b.getInt32(0);
+  if (result.indexMask) {
+    llvm::Type* field = b.getIntNTy(8 * result.indexBytes);
+    index = b.CreateAnd(b.CreateZExt(b.CreateLoad(field, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), frame, result.indexOffset)), i32),
+                        b.getInt32(result.indexMask), "index");
+  }
+  llvm::Value* runFirst = b.CreateSelect(b.CreateAnd(unfinished, b.CreateNot(any)), index, firstIndex);
+  llvm::Value* runDiffer = b.CreateOr(differ, b.CreateAnd(b.CreateAnd(unfinished, any), b.CreateICmpNE(index, firstIndex)));
+  llvm::Value* runAny = b.CreateOr(any, unfinished);
   b.CreateBr(next);
   b.SetInsertPoint(next);
+  llvm::PHINode* anyNext = b.CreatePHI(b.getInt1Ty(), 2);
+  llvm::PHINode* firstNext = b.CreatePHI(i32, 2);
+  llvm::PHINode* differNext = b.CreatePHI(b.getInt1Ty(), 2);
+  // `run` ends up split around the inlined resume code; splitting keeps these phis right.
+  llvm::BasicBlock* runEnd = run;
+  anyNext->addIncoming(any, header);
+  anyNext->addIncoming(runAny, runEnd);
+  firstNext->addIncoming(firstIndex, header);
+  firstNext->addIncoming(runFirst, runEnd);
+  differNext->addIncoming(differ, header);
+  differNext->addIncoming(runDiffer, runEnd);
   llvm::Value* after = b.CreateAdd(i, b.getInt32(1), "", true, true);
   i->addIncoming(after, next);
+  any->addIncoming(anyNext, next);
+  firstIndex->addIncoming(firstNext, next);
+  differ->addIncoming(differNext, next);
   b.CreateCondBr(b.CreateICmpULT(after, loop->getArg(2)), header, exit);
-  llvm::IRBuilder<>(exit).CreateRetVoid();
+  b.SetInsertPoint(exit);
+  llvm::PHINode* anyOut = b.CreatePHI(b.getInt1Ty(), 2);
+  llvm::PHINode* differOut = b.CreatePHI(b.getInt1Ty(), 2);
+  anyOut->addIncoming(b.getFalse(), entry);
+  anyOut->addIncoming(anyNext, next);
+  differOut->addIncoming(b.getFalse(), entry);
+  differOut->addIncoming(differNext, next);
+  b.CreateRet(b.CreateOr(b.CreateZExt(anyOut, i32), b.CreateShl(b.CreateZExt(differOut, i32), 1)));
   // The resume function inlined, without its barrier hooks: here they would have nothing to
   // record, and a call with unknown effects in the loop would keep LLVM from optimising it.
   llvm::InlineFunctionInfo inlining;
