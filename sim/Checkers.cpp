@@ -242,13 +242,15 @@ class ShadowPages {
   Entry* lastPage_ = nullptr;
 };
 
+// 12 bytes per byte of device memory a dispatch touches (pages are value-initialised: all zero).
 struct InterGroupEntry {
-  uint64_t group = 0;  // threadgroup + 1
-  uint32_t thread = 0, site = 0;
-  bool write = false, atomic = false;
-  uint8_t value = 0;
-  bool valueKnown = false;
+  uint32_t group;  // threadgroup + 1, modulo 2^32 (a dispatch has far fewer threadgroups)
+  uint32_t site;
+  uint16_t thread;  // index in its threadgroup (< 1024)
+  bool write : 1, atomic : 1, valueKnown : 1;
+  uint8_t value;
 };
+static_assert(sizeof(InterGroupEntry) == 12, "the inter-group shadow is the largest structure of a checked run");
 
 // Device-memory accesses across threadgroups: nothing orders threadgroups within a dispatch.
 struct InterGroupState {
@@ -377,7 +379,7 @@ class RaceDetector : public ExecutionObserver {
 
   void checkInterGroup(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address) {
     InterGroupEntry& e = inter_.shadow.at(address);
-    uint64_t me = t.groupLinear + 1;
+    uint32_t me = uint32_t(t.groupLinear + 1);
     bool write = isWrite(a.site->op), atomic = isAtomic(a.site->op);
     bool known = write && !atomic && a.newValue;
     uint8_t value = known ? a.newValue[address - a.address] : 0;
@@ -403,7 +405,15 @@ class RaceDetector : public ExecutionObserver {
       f.hint = "give each threadgroup its own part of the buffer, use atomics, or split the work into two dispatches";
       facts_.sink->report(std::move(f));
     }
-    if (write || !e.group || !e.write) e = {me, t.linear, a.siteIndex, write, atomic, value, known};
+    if (write || !e.group || !e.write) {
+      e.group = me;
+      e.site = a.siteIndex;
+      e.thread = uint16_t(t.linear);
+      e.write = write;
+      e.atomic = atomic;
+      e.valueKnown = known;
+      e.value = value;
+    }
   }
 
   std::string describe(const MemoryAccess& a, uintptr_t address) const {
