@@ -711,7 +711,9 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
     for (unsigned c = 0; c < a.components; ++c)
       body.CreateStore(body.CreateTrunc(v[c], component), body.CreateConstInBoundsGEP1_32(component, storage[a.position], c));
   }
-  body.CreateStore(linear, threadSlot);  // which thread runs, for the simulator's hooks
+  // Which thread runs, for the hooks of a kernel that synchronises. Not otherwise: a store of a
+  // varying value to one address keeps the loop vectoriser away.
+  if (entry.getReturnType()->isPointerTy()) body.CreateStore(linear, threadSlot);
   llvm::CallInst* call = body.CreateCall(entry.getFunctionType(), &entry, {threadArgs});
   call->addFnAttr(llvm::Attribute::AlwaysInline);
   // Latches, innermost first.

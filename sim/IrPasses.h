@@ -64,7 +64,8 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry);
 // For a kernel that never synchronises, in an unchecked build: `void name(void** args, u32 sx,
 // u32 sy, u32 sz, u32* thread)` runs every thread of an sx*sy*sz threadgroup by calling `entry` (inlined) in
 // nested loops over z, y and x. `args` are thread 0's, as the simulator bound them; the built-ins
-// that vary per thread are computed in the loop; *thread holds the running thread's index. Consecutive threads in the innermost loop let
+// that vary per thread are computed in the loop; for a coroutine's ramp, *thread holds the running
+// thread's index. Consecutive threads in the innermost loop let
 // LLVM's loop vectoriser run several threads per vector instruction, as CPU OpenCL drivers do.
 // After the coroutine split, in an unchecked build: `void name(void* frames, u64 stride, u32 count,
 // u8* runnable, u32* thread)` resumes each of `count` threads whose frames lie `stride` bytes apart,
