@@ -99,6 +99,30 @@ class Cli(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         np.testing.assert_array_equal(np.load(out), values)
 
+    def test_unchecked_thread_loops_are_vectorised(self):
+        # A structural check, not a timing: in an unchecked build the loop over a threadgroup's
+        # threads is vectorised and libm calls go to libmvec (MSLSIM_DUMP_IR writes the JIT's IR).
+        src = self.path("softcap.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void soft_cap(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],\n"
+                    "                     constant uint& n [[buffer(2)]], uint i [[thread_position_in_grid]]) {\n"
+                    "  if (i >= n) return;\n  y[i] = 5.0f * tanh(x[i] / 5.0f);\n}\n")
+        ir = self.path("softcap.ll")
+        out = self.path("softcap.npy")
+        env = dict(os.environ, MSLSIM_DUMP_IR=ir, MSLSIM_CACHE_DIR="off")
+        p = subprocess.run([MSLSIM, "run", src, "--kernel", "soft_cap", "--grid", "1000", "--threadgroup", "256",
+                            "--buffer", "0=iota:float32:1000", "--buffer", "1=zeros:float32:1000",
+                            "--buffer", "2=scalar:uint32:1000", "--output", "1=" + out, "--check", "none"],
+                           capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        np.testing.assert_allclose(np.load(out), 5 * np.tanh(np.arange(1000) / 5.0), rtol=2e-6, atol=1e-6)
+        with open(ir) as f:
+            text = f.read()
+        loop = text[text.index("define void @__mslsim_loop.soft_cap"):]
+        loop = loop[:loop.index("\n}\n")]
+        self.assertRegex(loop, r"call <(4|8|16) x float> @_ZGV[bde]N(4|8|16)v_tanhf")
+
     def test_timing_line(self):
         p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16",
                            "--buffer", "2=scalar:uint32:16", "--repeat", "3", "--timing")
