@@ -46,7 +46,9 @@ template <class T> METAL_FUNC T atomic_exchange_explicit(volatile atomic<T>* obj
   __atomic_exchange(&obj->__v, &v, &r, o);
   return r;
 }
-// MSL compares by value for floats (MLX notes the hardware does); for the others bits and values agree.
+// Compares bit patterns, as C++ does and the MSL specification's wording implies, so for floats
+// -0.0 and +0.0 differ and a NaN matches itself. MLX's comments suggest Apple's hardware compares
+// floats by value; mslsim does not model that (docs/differences.md).
 template <class T>
 METAL_FUNC bool atomic_compare_exchange_weak_explicit(volatile atomic<T>* obj, thread T* expected,
                                                       typename type_identity<T>::type desired, memory_order succ,
