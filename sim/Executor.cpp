@@ -309,6 +309,7 @@ class ThreadgroupScheduler {
   uint64_t groupLinear_ = 0;
   std::vector<SimThread> threads_;
   SimThread starter_;  // Coroutines: the arguments threads start from
+  const char* sequentialArena_ = nullptr;  // the arena threads_[0]'s arguments were bound to
   std::vector<char> arena_;
   SimThread* current_ = nullptr;
   ThreadScheduling scheduling_ = ThreadScheduling::Sequential;
@@ -368,6 +369,7 @@ class DispatchState : public FindingSink {
   std::vector<size_t> builtinArguments;         // positions of the built-in parameters
   std::vector<size_t> varyingBuiltinArguments;  // of those that differ between threads of a group
   std::atomic<uint64_t> nextGroup{0};
+  unsigned workers = 1;
   std::atomic<bool> stop{false};      // an error: take no more threadgroups
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
 
@@ -599,7 +601,11 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
   SimThread& t = threads_[0];
   t.state = ThreadState::Runnable;
   t.stack = nullptr;
-  bindArguments(t);
+  // The bound arguments change only with the arena's address (threadgroup arguments point into it).
+  if (sequentialArena_ != arena_.data() || t.args.empty()) {
+    bindArguments(t);
+    sequentialArena_ = arena_.data();
+  }
   current_ = &t;
   if (dispatch_.kernel.threadLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder) {
     // The JIT's loop over the threadgroup, from thread 0's arguments.
@@ -1099,10 +1105,15 @@ void workerMain(DispatchState& state) {
   for (auto& o : observers) listening.push_back(o.get());
   scheduler.setObservers(std::move(observers));
   uint64_t total = state.geometry.totalThreadgroups();
+  // Threadgroups are taken a few at a time: one shared counter per threadgroup costs more than a
+  // small threadgroup's work when the workers contend for it. Batches stay small enough to share
+  // the work evenly.
+  uint64_t batch = std::clamp<uint64_t>(total / (64 * std::max(1u, state.workers)), 1, 16);
   while (!state.stop && !state.cancelled) {
-    uint64_t g = state.nextGroup.fetch_add(1);
-    if (g >= total) break;
-    scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.options.schedule, g, total)));
+    uint64_t first = state.nextGroup.fetch_add(batch);
+    if (first >= total) break;
+    for (uint64_t g = first; g < std::min(total, first + batch) && !state.stop && !state.cancelled; ++g)
+      scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.options.schedule, g, total)));
   }
   for (auto* o : listening) state.unlisten(o);
   tDispatch = nullptr;
@@ -1218,6 +1229,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
                               request.options.trackWriters))
     workers = 1;
   workers = unsigned(std::min<uint64_t>(workers, std::max<uint64_t>(total, 1)));
+  state.workers = workers;
 
   std::mutex doneMutex;
   std::condition_variable doneCv;
