@@ -578,17 +578,7 @@ class Rewriter {
     scoped += "|" + key + "|class";
     if (definitions_.emplace(scoped, true).second) return false;
     // Skip the body and the ';' after it.
-    int depth = 0;
-    size_t p = pos_;
-    for (; p < src_.size(); ++p) {
-      size_t skipped = skipLiteral(p);
-      if (skipped != p) {
-        p = skipped - 1;
-        continue;
-      }
-      if (src_[p] == '{') ++depth;
-      if (src_[p] == '}' && --depth == 0) break;
-    }
+    size_t p = closingBrace(pos_);
     size_t end = p < src_.size() ? p + 1 : p;
     size_t q = end;
     while (q < src_.size() && (src_[q] == ' ' || src_[q] == '\t')) ++q;
@@ -663,6 +653,22 @@ class Rewriter {
     return !key.empty();
   }
 
+  // The '}' that closes the first '{' at or after p, skipping comments and literals; the end of the
+  // source if there is none.
+  size_t closingBrace(size_t p) const {
+    int depth = 0;
+    for (; p < src_.size(); ++p) {
+      size_t skipped = skipLiteral(p);
+      if (skipped != p) {
+        p = skipped - 1;
+        continue;
+      }
+      if (src_[p] == '{') ++depth;
+      if (src_[p] == '}' && --depth == 0) return p;
+    }
+    return src_.size();
+  }
+
   // Skips a comment or a quoted literal starting at p; returns the position after it (p if none).
   size_t skipLiteral(size_t p) const {
     if (src_.compare(p, 2, "//") == 0) {
@@ -703,16 +709,7 @@ class Rewriter {
       if (c == '{' && paren == 0) {
         if (prev == ')' || prev == '}' || prev == ':') break;
         // a brace initialiser: skip it
-        int depth = 0;
-        for (; p < src_.size(); ++p) {
-          size_t s2 = skipLiteral(p);
-          if (s2 != p) {
-            p = s2 - 1;
-            continue;
-          }
-          if (src_[p] == '{') ++depth;
-          if (src_[p] == '}' && --depth == 0) break;
-        }
+        p = closingBrace(p);
         prev = '}';
         ++p;
         continue;
@@ -720,17 +717,8 @@ class Rewriter {
       if (!std::isspace((unsigned char)c)) prev = c;
       ++p;
     }
-    int depth = 0;
-    for (; p < src_.size(); ++p) {
-      size_t skipped = skipLiteral(p);
-      if (skipped != p) {
-        p = skipped - 1;
-        continue;
-      }
-      if (src_[p] == '{') ++depth;
-      if (src_[p] == '}' && --depth == 0) return p + 1;
-    }
-    return src_.size();
+    size_t close = closingBrace(p);
+    return close < src_.size() ? close + 1 : close;
   }
 
   const std::string& src_;

@@ -864,14 +864,13 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   llvm::PHINode* anyNext = b.CreatePHI(b.getInt1Ty(), 2);
   llvm::PHINode* firstNext = b.CreatePHI(i32, 2);
   llvm::PHINode* differNext = b.CreatePHI(b.getInt1Ty(), 2);
-  // `run` ends up split around the inlined resume code; splitting keeps these phis right.
-  llvm::BasicBlock* runEnd = run;
+  // `run` ends up split around the inlined resume code; the split moves these phis' edges along.
   anyNext->addIncoming(any, header);
-  anyNext->addIncoming(runAny, runEnd);
+  anyNext->addIncoming(runAny, run);
   firstNext->addIncoming(firstIndex, header);
-  firstNext->addIncoming(runFirst, runEnd);
+  firstNext->addIncoming(runFirst, run);
   differNext->addIncoming(differ, header);
-  differNext->addIncoming(runDiffer, runEnd);
+  differNext->addIncoming(runDiffer, run);
   llvm::Value* after = b.CreateAdd(i, b.getInt32(1), "", true, true);
   i->addIncoming(after, next);
   any->addIncoming(anyNext, next);

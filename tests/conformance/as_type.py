@@ -77,7 +77,7 @@ def main():
         for src, dst in pairs:
             s_scalar, s_n = TYPES[src]
             d_scalar, d_n = TYPES[dst]
-            s_dtype, d_dtype = SCALARS[s_scalar][0], SCALARS[d_scalar][0]
+            s_dtype = SCALARS[s_scalar][0]
             raw = rng.integers(0, 256, size=COUNT * size_of(src), dtype=np.uint8)
             inputs = raw.view(s_dtype)
             in_path, out_path = os.path.join(tmp, "in.npy"), os.path.join(tmp, "out.npy")

@@ -45,16 +45,17 @@ threads ran and are compared exactly.
 Each kernel runs with `--check none` (values compared, also once with `--schedule reverse`) and
 with `--check all`, which must exit 0 with no finding at all: atomic accesses never race.
 """
-import argparse
 import collections
 import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sweep  # noqa: E402
 
 RNG_SEED = 20240611
 TG = 64
@@ -409,15 +410,7 @@ def check(A, ops, spaces, W, val, dinit, tinit, got, addr, tgof, lid, ntof, rows
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("mslsim")
-    ap.add_argument("--filter", default="", help="only element types / spellings containing TEXT")
-    ap.add_argument("--verbose", "-v", action="store_true")
-    ap.add_argument("--keep", help="write the generated kernels and buffers here")
-    opt = ap.parse_args()
-    t0 = time.time()
-    tmp = opt.keep or tempfile.mkdtemp(prefix="mslsim-atomics-")
-    os.makedirs(tmp, exist_ok=True)
+    opt, tmp, t0 = sweep.arguments("atomics", "only element types / spellings containing TEXT")
     rng = np.random.default_rng(RNG_SEED)
     problems = []
     results = {}
@@ -438,25 +431,15 @@ def main():
         checked, failed, detail, xf = results[key]
         total += checked
         funcs.update(FUNC_OF[op].split("+"))
-        bad = failed > 0 or checked == 0
-        status = ("XFAIL" if bad else "XPASS") if xf else ("FAIL" if bad else "ok")
+        status = sweep.judge(problems, f"{op}/{sp}/{space}", checked, failed, detail, xf)
         nok += status == "ok"
-        if status == "FAIL":
-            problems.append(f"{op}/{sp}/{space}: {failed}/{checked} wrong: {'; '.join(detail[:3])}")
-        elif status == "XPASS":
-            problems.append(f"{op}/{sp}/{space}: marked as a known failure ({xf}) but passes")
         if opt.verbose or status != "ok":
             print(f"  {status:6s} {op:8s} {sp:14s} {space:12s} {checked:6d} values {failed:4d} failed checks"
                   f"{f' ({xf})' if xf else ''}")
     funcs.add("atomic_thread_fence")
     print(f"\natomics: {len(funcs)} functions, {len(results)} cases (operation x spelling x address space), "
           f"{nok} ok, {total} values checked ({time.time() - t0:.1f} s)")
-    if problems:
-        print(f"\n{len(problems)} problem(s):")
-        for p in problems:
-            print("  " + p)
-        return 1
-    return 0
+    return sweep.finish(problems)
 
 
 if __name__ == "__main__":

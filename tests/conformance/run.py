@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fp  # noqa: E402
 import functions as T  # noqa: E402
+import sweep  # noqa: E402
 from fp import BFLOAT, FLOAT, HALF, FMTS  # noqa: E402
 
 RNG_SEED = 20240601
@@ -1058,12 +1059,7 @@ def main():
         print(f"{area:11s} {s[0]:4d} functions {s[1]:5d} cases {s[2]:9d} values checked")
     print(f"{'total':11s} {nfunc:4d} functions {ncases:5d} cases {nchecks:9d} values checked "
           f"({time.time() - t0:.1f} s)")
-    if problems:
-        print(f"\n{len(problems)} problem(s):")
-        for p in problems:
-            print("  " + p)
-        return 1
-    return 0
+    return sweep.finish(problems)
 
 
 def report(area, results, problems, verbose):

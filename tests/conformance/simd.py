@@ -31,12 +31,10 @@ Each kernel runs twice: with `--check none` (values compared) and with the defau
 simd-divergence warnings (only on if-code lines) and simd-inactive-lane errors only on lines where
 the reference found reads of inactive lanes.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -44,6 +42,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import fp  # noqa: E402
+import sweep  # noqa: E402
 from fp import BFLOAT, FLOAT, HALF  # noqa: E402
 
 RNG_SEED = 20240607
@@ -491,15 +490,7 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("mslsim")
-    ap.add_argument("--filter", default="", help="only element types / function names containing TEXT")
-    ap.add_argument("--verbose", "-v", action="store_true")
-    ap.add_argument("--keep", help="write the generated kernels and buffers here")
-    opt = ap.parse_args()
-    t0 = time.time()
-    tmp = opt.keep or tempfile.mkdtemp(prefix="mslsim-simd-")
-    os.makedirs(tmp, exist_ok=True)
+    opt, tmp, t0 = sweep.arguments("simd", "only element types / function names containing TEXT")
     rng = np.random.default_rng(RNG_SEED)
     problems = []
     results = {}     # (func, type, pattern) -> [checked, failed, details, xfail]
@@ -525,14 +516,8 @@ def main():
             checked, failed, detail, xf = results[k]
             total += checked
             ncases += 1
-            bad = failed > 0 or checked == 0
-            status = ("XFAIL" if bad else "XPASS") if xf else ("FAIL" if bad else "ok")
-            if status == "ok":
-                nok += 1
-            elif status == "FAIL":
-                problems.append(f"{fname}/{k[1]}/{k[2]}: {failed}/{checked} wrong: {'; '.join(detail[:3])}")
-            elif status == "XPASS":
-                problems.append(f"{fname}/{k[1]}/{k[2]}: marked as a known failure ({xf}) but passes")
+            status = sweep.judge(problems, f"{fname}/{k[1]}/{k[2]}", checked, failed, detail, xf)
+            nok += status == "ok"
             if opt.verbose or status != "ok":
                 print(f"  {status:6s} {fname}/{k[1]}/{k[2]:10s} {checked:7d} values {failed:5d} wrong"
                       f"{f' ({xf})' if xf else ''}")
@@ -542,12 +527,7 @@ def main():
         print(f"  {pat:10s} {len(ks):5d} cases {sum(results[k][0] for k in ks):8d} values checked")
     print(f"\nsimd: {len(funcs)} functions, {ncases} cases (function x type x pattern), {total} values checked "
           f"({time.time() - t0:.1f} s)")
-    if problems:
-        print(f"\n{len(problems)} problem(s):")
-        for p in problems:
-            print("  " + p)
-        return 1
-    return 0
+    return sweep.finish(problems)
 
 
 if __name__ == "__main__":
