@@ -1,6 +1,12 @@
 // The checkers: each an ExecutionObserver. See docs/checks.md for what each reports and why.
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include "Observer.h"
 
@@ -35,6 +41,26 @@ std::string MemoryRegion::describe(uintptr_t address, uint64_t accessSize) const
 
 AccessRecord DispatchFacts::record(const AccessSite& site, const ThreadIdentity& t) const {
   return {accessOpName(site.op), site.where, t.group, t.local(), t.lane()};
+}
+
+void DispatchFacts::resolveSiteAllocations() {
+  size_t count = kernel && kernel->sites ? kernel->sites->size() : 0;
+  siteAllocations.assign(count, {});
+  for (size_t i = 0; i < count; ++i) {
+    const AccessSite& site = (*kernel->sites)[i];
+    SiteAllocation& at = siteAllocations[i];
+    if (site.param >= 0) {
+      for (auto& r : buffers)
+        if (int(r.argument->position) == site.param) at.buffer = &r;
+      if (!at.buffer)
+        for (auto& r : threadgroupArguments)
+          if (int(r.argument->position) == site.param) at.threadgroupArgument = &r;
+    } else if (site.threadgroupOffset >= 0) {
+      for (auto& v : kernel->threadgroupVariables)
+        if (uint64_t(site.threadgroupOffset) >= v.offset && uint64_t(site.threadgroupOffset) < v.offset + v.size)
+          at.variable = &v;
+    }
+  }
 }
 
 namespace {
@@ -73,33 +99,26 @@ class BoundsChecker : public ExecutionObserver {
  public:
   explicit BoundsChecker(const DispatchFacts& facts) : facts_(facts) {}
   bool needsEveryAccess() const override { return false; }
+  // Settled reads are inside their site's allocation (AccessFilterSite::settledBegin).
+  SettledReads threadgroupReadsSettled(uint64_t) const override { return {SettledReads::Everyone}; }
 
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
     const AccessSite& site = *a.site;
     uintptr_t end = a.address + a.size;
     // The allocation the pointer belongs to, by provenance first.
-    const MemoryRegion* region = nullptr;
-    if (site.param >= 0) {
-      for (auto& r : facts_.buffers)
-        if (int(r.argument->position) == site.param) region = &r;
-      if (!region) {
-        for (auto& r : facts_.threadgroupArguments)
-          if (int(r.argument->position) == site.param) {
-            checkThreadgroup(thread, a, r.begin, r.end, [&] {
-              return std::make_pair(r.describe(a.arenaOffset, a.size), r.locate(a.arenaOffset, a.size));
-            });
-            return;
-          }
-      }
+    const SiteAllocation& at = facts_.siteAllocations[a.siteIndex];
+    const MemoryRegion* region = at.buffer;
+    if (const MemoryRegion* r = at.threadgroupArgument) {
+      checkThreadgroup(thread, a, r->begin, r->end, [&] {
+        return std::make_pair(r->describe(a.arenaOffset, a.size), r->locate(a.arenaOffset, a.size));
+      });
+      return;
     }
-    if (!region && site.threadgroupOffset >= 0) {
-      for (auto& v : facts_.kernel->threadgroupVariables)
-        if (uint64_t(site.threadgroupOffset) >= v.offset && uint64_t(site.threadgroupOffset) < v.offset + v.size) {
-          checkThreadgroup(thread, a, v.offset, v.offset + v.size, [&] {
-            return std::make_pair(variableElement(v, a.arenaOffset, a.size), variableLocation(v, a.arenaOffset, a.size));
-          });
-          return;
-        }
+    if (const ThreadgroupVariable* v = at.variable) {
+      checkThreadgroup(thread, a, v->offset, v->offset + v->size, [&] {
+        return std::make_pair(variableElement(*v, a.arenaOffset, a.size), variableLocation(*v, a.arenaOffset, a.size));
+      });
+      return;
     }
     if (!region && a.target == MemoryAccess::Target::Buffer) region = a.region;
     if (region) {
@@ -189,42 +208,52 @@ class BoundsChecker : public ExecutionObserver {
 // byte since the last barrier that orders that memory. Conflicts are detected from the recorded
 // accesses, not from the order the simulator happened to run threads in.
 
+// The layouts have no padding, so that two states compare as memory (see RaceDetector::checkBytes).
 struct ShadowReader {
   uint16_t thread = 0;  // thread + 1; 0: empty
-  uint32_t site = 0, simdEpoch = 0;
   bool atomic = false;
+  uint8_t unused = 0;
+  uint32_t site = 0, simdEpoch = 0;
 };
 
 struct ByteState {
   uint32_t epoch = 0;
   uint16_t writer = 0;  // thread + 1
+  bool writeAtomic = false;
+  uint8_t value = 0;    // what the writer stored, if valueKnown
   uint32_t writeSite = 0, writeSimdEpoch = 0;
-  uint8_t value = 0;
-  bool writeAtomic = false, valueKnown = false;
+  bool valueKnown = false;
+  uint8_t unused[3] = {};
   // Two readers are enough to find a conflict with any later writer: the second is kept, where
   // possible, in another SIMD-group than the first (a race there is an error, not a hazard).
   ShadowReader readers[2];
 };
+static_assert(sizeof(ByteState) == 44 && std::has_unique_object_representations_v<ByteState>,
+              "ByteState compares as memory: no padding");
 
-// Shadow for device memory, allocated a page at a time for the bytes a dispatch touches.
+// Shadow for device memory, allocated a page at a time for the bytes a threadgroup touches.
 template <class Entry>
 class ShadowPages {
  public:
   Entry& at(uintptr_t address) {
-    uintptr_t number = address >> 12;
-    if (number == lastNumber_ && lastPage_) return lastPage_[address & 4095];  // the usual case
+    uintptr_t number = address >> kPageBits;
+    CacheSlot& slot = cache_[number % kCacheSlots];
+    if (slot.page && slot.number == number) return slot.page[address & (kPageSize - 1)];  // the usual case
     auto& page = pages_[number];
     if (!page) {
       if (spare_.empty()) {
-        page = std::make_unique<Entry[]>(4096);
+        page = std::make_unique<Entry[]>(kPageSize);
       } else {
         page = std::move(spare_.back());
         spare_.pop_back();
       }
     }
-    lastNumber_ = number;
-    lastPage_ = page.get();
-    return page[address & 4095];
+    slot = {number, page.get()};
+    return page[address & (kPageSize - 1)];
+  }
+  // Bytes from `address` on that share its page (and so lie next to each other in the shadow).
+  static uint64_t samePage(uintptr_t address, uint64_t size) {
+    return std::min<uint64_t>(size, kPageSize - (address & (kPageSize - 1)));
   }
   // Forgets every page, keeping their memory for reuse as it is: only for entries that tell stale
   // contents apart themselves (ByteState's epoch), as zeroing a 4096-entry page per threadgroup
@@ -232,14 +261,50 @@ class ShadowPages {
   void recycle() {
     for (auto& [number, page] : pages_) spare_.push_back(std::move(page));
     pages_.clear();
-    lastPage_ = nullptr;
+    for (auto& slot : cache_) slot = {};
   }
 
  private:
+  static constexpr unsigned kPageBits = 12, kCacheSlots = 16;
+  static constexpr uint64_t kPageSize = uint64_t(1) << kPageBits;
+  // A direct-mapped cache in front of the map: a kernel touches a few buffers at a time.
+  struct CacheSlot {
+    uintptr_t number = 0;
+    Entry* page = nullptr;
+  };
+  CacheSlot cache_[kCacheSlots];
   std::unordered_map<uintptr_t, std::unique_ptr<Entry[]>> pages_;
   std::vector<std::unique_ptr<Entry[]>> spare_;
-  uintptr_t lastNumber_ = 0;
-  Entry* lastPage_ = nullptr;
+};
+
+// An array of zero-initialised entries the size of a buffer, mapped without reserving memory:
+// the kernel hands out (zeroed) pages on first touch, so only the parts a dispatch touches cost.
+template <class Entry>
+class ZeroedShadow {
+ public:
+  ZeroedShadow() = default;
+  explicit ZeroedShadow(uint64_t count) : bytes_(std::max<uint64_t>(count, 1) * sizeof(Entry)) {
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    // Huge pages where the kernel offers them: a page fault per 4 KiB of shadow cost more than
+    // the checks of an element-wise kernel.
+    madvise(p, bytes_, MADV_HUGEPAGE);
+    entries_ = static_cast<Entry*>(p);
+  }
+  ZeroedShadow(ZeroedShadow&& o) noexcept : entries_(std::exchange(o.entries_, nullptr)), bytes_(o.bytes_) {}
+  ZeroedShadow& operator=(ZeroedShadow&& o) noexcept {
+    std::swap(entries_, o.entries_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  ~ZeroedShadow() {
+    if (entries_) munmap(entries_, bytes_);
+  }
+  Entry* data() const { return entries_; }
+
+ private:
+  Entry* entries_ = nullptr;
+  uint64_t bytes_ = 0;
 };
 
 // 12 bytes per byte of device memory a dispatch touches (pages are value-initialised: all zero).
@@ -253,8 +318,15 @@ struct InterGroupEntry {
 static_assert(sizeof(InterGroupEntry) == 12, "the inter-group shadow is the largest structure of a checked run");
 
 // Device-memory accesses across threadgroups: nothing orders threadgroups within a dispatch.
+// An entry per byte of each buffer (DispatchFacts::buffers), mapped at its first access.
 struct InterGroupState {
-  ShadowPages<InterGroupEntry> shadow;
+  std::vector<ZeroedShadow<InterGroupEntry>> perBuffer;
+  InterGroupEntry* entries(const DispatchFacts& facts, const MemoryRegion& region) {
+    size_t index = size_t(&region - facts.buffers.data());
+    if (perBuffer.size() <= index) perBuffer.resize(facts.buffers.size());
+    if (!perBuffer[index].data()) perBuffer[index] = ZeroedShadow<InterGroupEntry>(region.end - region.begin);
+    return perBuffer[index].data();
+  }
 };
 
 class RaceDetector : public ExecutionObserver {
@@ -278,20 +350,88 @@ class RaceDetector : public ExecutionObserver {
     if (simdgroup < simdEpoch_.size()) ++simdEpoch_[simdgroup];
   }
 
+  // A plain read leaves a byte as it is when nobody wrote it in this interval and both reader
+  // slots hold plain reads made since their SIMD-groups' last simdgroup_barrier: by any thread
+  // when the two readers are in different SIMD-groups, else by the threads of theirs (check()).
+  SettledReads threadgroupReadsSettled(uint64_t offset) const override {
+    if (offset + 4 > arena_.size()) return {};
+    SettledReads who{SettledReads::Everyone};
+    for (uint64_t i = offset; i < offset + 4; ++i) {
+      const ByteState& s = arena_[i];
+      const ShadowReader& r0 = s.readers[0];
+      const ShadowReader& r1 = s.readers[1];
+      if (s.epoch != tgEpoch_ || s.writer || !r0.thread || !r1.thread || r0.atomic || r1.atomic) return {};
+      uint32_t g0 = simdgroupOf(r0.thread), g1 = simdgroupOf(r1.thread);
+      if (r0.simdEpoch != simdEpoch_[g0] || r1.simdEpoch != simdEpoch_[g1]) return {};
+      who = who & (g0 != g1 ? SettledReads{SettledReads::Everyone} : SettledReads{SettledReads::Simdgroup, g0});
+    }
+    return who;
+  }
+
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
     reportedThisAccess_ = false;  // one report per access, however many bytes conflict
     if (a.target == MemoryAccess::Target::Threadgroup) {
-      for (uint64_t i = 0; i < a.size && a.arenaOffset + i < arena_.size(); ++i)
-        check(thread, a, arena_[a.arenaOffset + i], tgEpoch_, a.address + i, "threadgroup");
+      if (a.arenaOffset < arena_.size())
+        checkBytes(thread, a, a.address, &arena_[a.arenaOffset], nullptr,
+                   std::min<uint64_t>(a.size, arena_.size() - a.arenaOffset), tgEpoch_, "threadgroup");
     } else if (a.target == MemoryAccess::Target::Buffer && a.region) {
-      for (uint64_t i = 0; i < a.size; ++i) {
-        check(thread, a, device_.at(a.address + i), deviceEpoch_, a.address + i, "device");
-        checkInterGroup(thread, a, a.address + i);
+      const MemoryRegion& r = *a.region;
+      uint64_t size = std::min<uint64_t>(a.size, r.end - a.address);  // the bytes past the end are not accessed
+      InterGroupEntry* inter = inter_.entries(facts_, r) + (a.address - r.begin);
+      for (uint64_t i = 0; i < size;) {
+        uint64_t n = ShadowPages<ByteState>::samePage(a.address + i, size - i);
+        checkBytes(thread, a, a.address + i, &device_.at(a.address + i), inter + i, n, deviceEpoch_, "device");
+        i += n;
       }
     }
   }
 
  private:
+  // The bytes of one access whose shadow equals its first byte's (but for the byte value a write
+  // left) end the same way: checked once and copied, unless a stored value could decide between
+  // a race and a uniform write. A float access is one check instead of four.
+  void checkBytes(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address, ByteState* bytes,
+                  InterGroupEntry* inter, uint64_t n, uint32_t epoch, const char* space) {
+    if (n == 0) return;
+    ByteState before = bytes[0];
+    InterGroupEntry interBefore = inter ? inter[0] : InterGroupEntry{};
+    check(t, a, bytes[0], epoch, address, space);
+    if (inter) checkInterGroup(t, a, inter[0], address);
+    uint16_t me = uint16_t(t.linear + 1);
+    uint32_t group = uint32_t(t.groupLinear + 1);
+    bool valueMatters = (before.epoch == epoch && before.writer && before.writer != me) ||
+                        (inter && interBefore.group && interBefore.group != group && interBefore.write);
+    bool known = isWrite(a.site->op) && !isAtomic(a.site->op) && a.newValue;
+    for (uint64_t i = 1; i < n; ++i) {
+      bool same = !valueMatters && sameState(bytes[i], before, epoch) && (!inter || sameEntry(inter[i], interBefore));
+      if (!same) {
+        check(t, a, bytes[i], epoch, address + i, space);
+        if (inter) checkInterGroup(t, a, inter[i], address + i);
+        continue;
+      }
+      uint8_t value = known ? a.newValue[address + i - a.address] : 0;
+      bytes[i] = bytes[0];
+      bytes[i].value = value;
+      if (inter) {
+        inter[i] = inter[0];
+        inter[i].value = value;
+      }
+    }
+  }
+
+  // Equal for every check but for the byte value they hold (stale states are all equal). Compared
+  // as memory: comparing field by field made GCC merge narrow fields through the stack, and the
+  // stalled store-to-load forwarding took half the time of a checked GEMM.
+  static bool sameState(const ByteState& x, const ByteState& y, uint32_t epoch) {
+    if (x.epoch != epoch || y.epoch != epoch) return x.epoch != epoch && y.epoch != epoch;
+    constexpr size_t v = offsetof(ByteState, value);
+    auto* p = reinterpret_cast<const char*>(&x);
+    auto* q = reinterpret_cast<const char*>(&y);
+    return std::memcmp(p, q, v) == 0 && std::memcmp(p + v + 1, q + v + 1, sizeof(ByteState) - v - 1) == 0;
+  }
+  static bool sameEntry(const InterGroupEntry& x, const InterGroupEntry& y) {
+    return std::memcmp(&x, &y, offsetof(InterGroupEntry, value)) == 0;
+  }
 
   static uint32_t simdgroupOf(uint16_t thread) { return (thread - 1u) / kSimdWidth; }
 
@@ -324,10 +464,16 @@ class RaceDetector : public ExecutionObserver {
     } else {
       if (s.writer && s.writer != me && !(atomic && s.writeAtomic))
         race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-read", address, space);
-      ShadowReader r{me, a.siteIndex, simdEpoch, atomic};
+      ShadowReader r{me, atomic, 0, a.siteIndex, simdEpoch};
       ShadowReader* slot = nullptr;
       for (auto& existing : s.readers)
-        if (existing.thread == me) slot = &existing;  // the same thread reads again: keep the latest
+        if (existing.thread == me) {
+          // The same thread reads again: its first read of the interval stays the one a conflict
+          // names (so that repeated reads can be settled), unless this one comes after a
+          // simdgroup_barrier, or is plain where the first was atomic (it conflicts with more).
+          if (existing.simdEpoch == simdEpoch && !(existing.atomic && !atomic)) return;
+          slot = &existing;
+        }
       if (!slot)
         for (auto& existing : s.readers)
           if (!existing.thread) {
@@ -377,8 +523,7 @@ class RaceDetector : public ExecutionObserver {
     facts_.sink->report(std::move(f));
   }
 
-  void checkInterGroup(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address) {
-    InterGroupEntry& e = inter_.shadow.at(address);
+  void checkInterGroup(const ThreadIdentity& t, const MemoryAccess& a, InterGroupEntry& e, uintptr_t address) {
     uint32_t me = uint32_t(t.groupLinear + 1);
     bool write = isWrite(a.site->op), atomic = isAtomic(a.site->op);
     bool known = write && !atomic && a.newValue;
@@ -436,26 +581,36 @@ class RaceDetector : public ExecutionObserver {
 // Uninitialised reads: threadgroup memory no thread of this threadgroup wrote, and buffers the
 // host never wrote (MLX outputs without init_value).
 struct UninitState {
-  std::unordered_map<const MemoryRegion*, std::vector<bool>> written;
+  std::vector<std::vector<uint8_t>> written;  // per buffer of DispatchFacts::buffers, a flag per byte
 };
 
 class UninitChecker : public ExecutionObserver {
  public:
   UninitChecker(const DispatchFacts& facts, UninitState& state) : facts_(facts), state_(state) {}
 
-  void threadgroupBegin(const ThreadIdentity&, char*) override { written_.assign(facts_.arenaBytes, false); }
+  void threadgroupBegin(const ThreadIdentity&, char*) override { written_.assign(facts_.arenaBytes, 0); }
+
+  // A read of bytes this threadgroup wrote has nothing to report.
+  SettledReads threadgroupReadsSettled(uint64_t offset) const override {
+    if (offset + 4 > written_.size()) return {};
+    uint32_t flags;
+    std::memcpy(&flags, &written_[offset], 4);
+    return flags == 0x01010101u ? SettledReads{SettledReads::Everyone} : SettledReads{};
+  }
 
   void access(const ThreadIdentity& t, const MemoryAccess& a) override {
     bool write = isWrite(a.site->op);
-    std::vector<bool>* bits = nullptr;
+    std::vector<uint8_t>* bits = nullptr;
     uint64_t offset = 0;
     bool threadgroup = a.target == MemoryAccess::Target::Threadgroup;
     if (threadgroup) {
       bits = &written_;
       offset = a.arenaOffset;
     } else if (a.target == MemoryAccess::Target::Buffer && a.region && a.region->uninitialized) {
-      auto& v = state_.written[a.region];
-      if (v.empty()) v.assign(a.region->end - a.region->begin, false);
+      size_t index = size_t(a.region - facts_.buffers.data());
+      if (state_.written.size() <= index) state_.written.resize(facts_.buffers.size());
+      auto& v = state_.written[index];
+      if (v.empty()) v.assign(a.region->end - a.region->begin, 0);
       bits = &v;
       offset = a.address - a.region->begin;
     } else {
@@ -463,10 +618,13 @@ class UninitChecker : public ExecutionObserver {
     }
     if (a.site->op == AccessOp::AtomicRMW) write = false;  // reads the old value first
     bool unwritten = false;
-    for (uint64_t i = 0; i < a.size && offset + i < bits->size(); ++i) {
-      if (!write && !(*bits)[offset + i]) unwritten = true;
-      (*bits)[offset + i] = true;
+    uint64_t n = offset < bits->size() ? std::min<uint64_t>(a.size, bits->size() - offset) : 0;
+    uint8_t* flag = bits->data() + (n ? offset : 0);
+    for (uint64_t i = 0; i < n; ++i) {
+      unwritten |= !flag[i];
+      flag[i] = 1;
     }
+    unwritten &= !write;
     if (!unwritten) return;
     std::string space = threadgroup ? "threadgroup" : "device";
     std::string memory = threadgroup ? (a.variable ? variableElement(*a.variable, a.arenaOffset, a.size)
@@ -492,7 +650,7 @@ class UninitChecker : public ExecutionObserver {
  private:
   const DispatchFacts& facts_;
   UninitState& state_;
-  std::vector<bool> written_;
+  std::vector<uint8_t> written_;  // a flag per arena byte
 };
 
 struct SharedCheckState {

@@ -303,8 +303,31 @@ class ThreadgroupScheduler {
   struct ThreadgroupSiteRange {
     uint32_t site;
     uint64_t begin, end;  // arena offsets
+    bool settled;         // the range is in settledRanges_ (else in filter_)
   };
   std::vector<ThreadgroupSiteRange> threadgroupSites_;
+  // Settled reads. When every observer can tell (ExecutionObserver::threadgroupReadsSettled), each
+  // 4-byte word of the arena carries a tag: who may read it without the observers being told,
+  // until the next access to it they see or the next barrier. A plain read inside its site's
+  // allocation (settledRanges_) whose words are tagged for everyone, or for the running thread's
+  // SIMD-group, returns at the top of the hook: a tiled GEMM's tile reads, checked.
+  bool settlesReads_ = false;
+  std::vector<FilterRange> settledRanges_;  // per site; empty for sites that are not plain reads
+  std::vector<uint32_t> readTags_;          // per arena word: key << kKeyWhoBits | who
+  uint32_t readGeneration_ = 0;             // the key: new at each barrier and threadgroup
+  static constexpr unsigned kKeyWhoBits = 6;  // who: 63 everyone, 1 + n SIMD-group n (at most 32)
+  uint32_t keyEveryone_ = 0, keyOwn_ = 0;
+  void newReadGeneration();
+  void setOwnReadKey(uint32_t linear) { keyOwn_ = (readGeneration_ << kKeyWhoBits) | (linear / kSimdWidth + 1); }
+  bool readSettled(uintptr_t address, uint64_t size, uint32_t site) const {
+    const FilterRange& r = settledRanges_[site];
+    if (address < r.begin || address + size > r.end) return false;
+    for (uint64_t word = (address - arenaBase_) / 4, last = (address + size - 1 - arenaBase_) / 4; word <= last; ++word)
+      if (readTags_[word] != keyEveryone_ && readTags_[word] != keyOwn_) return false;
+    return true;
+  }
+  uintptr_t arenaBase_ = 0;
+  void settleReads(uint64_t arenaOffset, uint64_t size);
   Size3 group_{0, 0, 0}, groupSize_{1, 1, 1};
   uint64_t groupLinear_ = 0;
   std::vector<SimThread> threads_;
@@ -483,7 +506,10 @@ void ThreadgroupScheduler::run(Size3 group) {
     for (auto& o : observers_) o->threadgroupBegin(first, arena_.data());
   }
   uintptr_t arenaBase = reinterpret_cast<uintptr_t>(arena_.data());
-  for (const ThreadgroupSiteRange& r : threadgroupSites_) filter_[r.site] = {arenaBase + r.begin, arenaBase + r.end};
+  for (const ThreadgroupSiteRange& r : threadgroupSites_)
+    (r.settled ? settledRanges_ : filter_)[r.site] = {arenaBase + r.begin, arenaBase + r.end};
+  arenaBase_ = arenaBase;
+  newReadGeneration();  // the observers start the threadgroup afresh
   tFault.armed = true;
   tFault.escape = &escape_;
   if (sigsetjmp(escape_, 0) == 0)
@@ -518,32 +544,57 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   bool everyAccess = false;
   for (auto& o : observers_) everyAccess |= o->needsEveryAccess();
   threadgroupSites_.clear();
+  settlesReads_ = false;
+  settledRanges_.assign(sites, {});
+  readTags_.assign(dispatch_.arenaBytes / 4, 0);
   if (observers_.empty()) {  // nobody listens: no access needs the hook
     filter_.assign(sites, {0, ~uint64_t(0)});
     return;
   }
   filter_.assign(sites, {0, 0});  // empty: every access calls the hook
-  if (everyAccess) return;
-  // Only the bounds check listens: an access inside the allocation its pointer comes from (as
-  // the check itself would find it) has nothing to report.
+  // Every access must be seen: but plain reads of threadgroup memory inside their allocation may
+  // be settled. Else only the bounds check listens: an access inside the allocation its pointer
+  // comes from (as the check itself would find it) has nothing to report.
+  settlesReads_ = everyAccess;
   const DispatchFacts& facts = dispatch_.facts;
   for (size_t i = 0; i < sites; ++i) {
-    const AccessSite& site = (*kernel.sites)[i];
-    if (site.param >= 0) {
-      bool found = false;
-      for (auto& r : facts.buffers)
-        if (int(r.argument->position) == site.param) {
-          found = true;
-          if (!(r.readOnly && isWrite(site.op))) filter_[i] = {r.begin, r.end};  // a write there is reported
-        }
-      if (!found)
-        for (auto& r : facts.threadgroupArguments)
-          if (int(r.argument->position) == site.param) threadgroupSites_.push_back({uint32_t(i), r.begin, r.end});
-    } else if (site.threadgroupOffset >= 0) {
-      for (auto& v : kernel.threadgroupVariables)
-        if (uint64_t(site.threadgroupOffset) >= v.offset && uint64_t(site.threadgroupOffset) < v.offset + v.size)
-          threadgroupSites_.push_back({uint32_t(i), v.offset, v.offset + v.size});
+    const SiteAllocation& at = facts.siteAllocations[i];
+    bool plainRead = (*kernel.sites)[i].op == AccessOp::Load;
+    if (everyAccess && !plainRead) continue;
+    if (const MemoryRegion* r = at.buffer) {
+      if (!everyAccess && !(r->readOnly && isWrite((*kernel.sites)[i].op)))
+        filter_[i] = {r->begin, r->end};  // a write to read-only memory there is reported
+    } else if (const MemoryRegion* r = at.threadgroupArgument) {
+      threadgroupSites_.push_back({uint32_t(i), r->begin, r->end, everyAccess});
+    } else if (const ThreadgroupVariable* v = at.variable) {
+      threadgroupSites_.push_back({uint32_t(i), v->offset, v->offset + v->size, everyAccess});
     }
+  }
+}
+
+void ThreadgroupScheduler::newReadGeneration() {
+  if (!settlesReads_) return;
+  if (++readGeneration_ >= (1u << (32 - kKeyWhoBits))) {  // the keys would repeat: forget every tag
+    std::fill(readTags_.begin(), readTags_.end(), 0);
+    readGeneration_ = 1;
+  }
+  keyEveryone_ = (readGeneration_ << kKeyWhoBits) | ((1u << kKeyWhoBits) - 1);
+  setOwnReadKey(current_ ? current_->linear : 0);
+}
+
+// After an access the observers saw: the words it touched, settled for whom the observers say.
+void ThreadgroupScheduler::settleReads(uint64_t arenaOffset, uint64_t size) {
+  for (uint64_t word = arenaOffset / 4; word * 4 < arenaOffset + size && word < readTags_.size(); ++word) {
+    SettledReads who{SettledReads::Everyone};
+    if (word * 4 + 4 > arena_.size()) who = {};
+    for (auto& o : observers_) {
+      if (who.who == SettledReads::Nobody) break;
+      who = who & o->threadgroupReadsSettled(word * 4);
+    }
+    uint32_t code = who.who == SettledReads::Everyone ? (1u << kKeyWhoBits) - 1
+                    : who.who == SettledReads::Simdgroup ? who.simdgroup + 1
+                                                         : 0;
+    readTags_[word] = code ? (readGeneration_ << kKeyWhoBits) | code : 0;
   }
 }
 
@@ -553,6 +604,7 @@ ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
 
 bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue) {
   if (observers_.empty() || !current_) return true;
+  if (settlesReads_ && readSettled(address, size, site)) return true;
   const DispatchFacts& facts = dispatch_.facts;
   MemoryAccess a;
   a.address = address;
@@ -561,13 +613,26 @@ bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
   a.site = &(*dispatch_.kernel.sites)[site];
   a.newValue = newValue;
   uintptr_t arena = reinterpret_cast<uintptr_t>(arena_.data());
+  // The allocation the site's pointer comes from, where the address is in it; else a search.
+  const SiteAllocation& at = facts.siteAllocations[site];
   if (address >= arena && address < arena + arena_.size()) {
     a.target = MemoryAccess::Target::Threadgroup;
     a.arenaOffset = address - arena;
-    for (auto& v : dispatch_.kernel.threadgroupVariables)
-      if (a.arenaOffset >= v.offset && a.arenaOffset < v.offset + v.size) a.variable = &v;
-    for (auto& r : facts.threadgroupArguments)
-      if (a.arenaOffset >= r.begin && a.arenaOffset < r.end) a.region = &r;
+    const ThreadgroupVariable* v = at.variable;
+    const MemoryRegion* r = at.threadgroupArgument;
+    if (v && a.arenaOffset >= v->offset && a.arenaOffset < v->offset + v->size) {
+      a.variable = v;
+    } else if (r && a.arenaOffset >= r->begin && a.arenaOffset < r->end) {
+      a.region = r;
+    } else {
+      for (auto& v : dispatch_.kernel.threadgroupVariables)
+        if (a.arenaOffset >= v.offset && a.arenaOffset < v.offset + v.size) a.variable = &v;
+      for (auto& r : facts.threadgroupArguments)
+        if (a.arenaOffset >= r.begin && a.arenaOffset < r.end) a.region = &r;
+    }
+  } else if (at.buffer && address >= at.buffer->begin && address < at.buffer->end) {
+    a.target = MemoryAccess::Target::Buffer;
+    a.region = at.buffer;
   } else {
     for (auto& r : facts.buffers)
       if (address >= r.begin && address < r.end) {
@@ -591,6 +656,7 @@ bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
   if (a.target == MemoryAccess::Target::Private) return true;
   ThreadIdentity who = identity(*current_);
   for (auto& o : observers_) o->access(who, a);
+  if (settlesReads_ && a.target == MemoryAccess::Target::Threadgroup) settleReads(a.arenaOffset, size);
   return !a.suppress;
 }
 
@@ -621,6 +687,7 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
   for (uint32_t i : order_) {
     t.linear = i;
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+    setOwnReadKey(i);
     writeBuiltins(t, group, size, /*varyingOnly=*/!first);
     first = false;
     dispatch_.kernel.entry(t.args.data());
@@ -744,6 +811,7 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
       if (t.state != ThreadState::Runnable) continue;
       ranAny = true;
       current_ = &t;
+      setOwnReadKey(t.linear);
       resume(t);
       current_ = nullptr;
       if (dispatch_.cancelled) break;
@@ -972,8 +1040,10 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
       t.state = ThreadState::Runnable;
       --atSimdCollective_;
     }
-    if (size == 0)
+    if (size == 0) {
       for (auto& o : observers_) o->simdgroupBarrier(first / kSimdWidth);
+      newReadGeneration();
+    }
     for (auto& o : observers_) o->simdCollective(first / kSimdWidth, mask, site.position());
     // A SIMD-group function that only some lanes of a full SIMD-group call.
     if (size > 0 && dispatch_.facts.checks.simd && last - first == kSimdWidth && mask != 0xFFFFFFFFu) {
@@ -1007,6 +1077,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
     for (auto& t : threads_) t.state = ThreadState::Runnable;
     atBarrier_ = 0;
     for (auto& o : observers_) o->threadgroupBarrier(barrierFlags_);
+    newReadGeneration();
     return true;
   }
   const SimThread* firstWaiting = nullptr;
@@ -1061,6 +1132,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
   atBarrier_ = 0;
   barrierSitesDiffer_ = false;
   for (auto& o : observers_) o->threadgroupBarrier(flags);
+  newReadGeneration();
   return true;
 }
 
@@ -1208,6 +1280,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
       facts.threadgroupArguments.push_back(r);
     }
   }
+  facts.resolveSiteAllocations();
 
   if (!request.options.watch.empty()) {
     try {

@@ -314,14 +314,22 @@ PointerClass classifyPointer(llvm::Value* pointer, const llvm::DataLayout& layou
     return c;
   }
   // Threadgroup variables: walk GEPs back to `arena + constant`.
+  auto isArena = [](const llvm::Value* v) {
+    auto* call = llvm::dyn_cast<llvm::CallInst>(v);
+    return call && call->getCalledFunction() && call->getCalledFunction()->getName() == hook::kThreadgroupArena;
+  };
   llvm::Value* v = pointer;
+  if (isArena(v->stripPointerCasts())) {  // the arena itself: element 0 of the first variable
+    c.threadgroupOffset = 0;
+    return c;
+  }
   for (int depth = 0; depth < 16; ++depth) {
     v = v->stripPointerCasts();
     auto* gep = llvm::dyn_cast<llvm::GEPOperator>(v);
     if (!gep) return c;
     llvm::Value* inner = gep->getPointerOperand()->stripPointerCasts();
-    if (auto* call = llvm::dyn_cast<llvm::CallInst>(inner)) {
-      if (call->getCalledFunction() && call->getCalledFunction()->getName() == hook::kThreadgroupArena) {
+    if (llvm::isa<llvm::CallInst>(inner)) {
+      if (isArena(inner)) {
         // The constant part of the offset from the arena: the variable's own offset plus constant
         // indices into it (`tile[ty][3]`), which stay inside the variable.
         llvm::MapVector<llvm::Value*, llvm::APInt> variable;

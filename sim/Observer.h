@@ -59,6 +59,14 @@ class FindingSink {
   virtual void report(Finding finding) = 0;
 };
 
+// The allocation an access site's pointer comes from, as the IR shows it (its provenance); all
+// null when the IR could not tell.
+struct SiteAllocation {
+  const MemoryRegion* buffer = nullptr;               // a device or constant buffer argument
+  const MemoryRegion* threadgroupArgument = nullptr;  // arena offsets
+  const ThreadgroupVariable* variable = nullptr;
+};
+
 // The facts about a dispatch every observer may need.
 struct DispatchFacts {
   const ExecutableKernel* kernel = nullptr;
@@ -67,9 +75,26 @@ struct DispatchFacts {
   std::vector<MemoryRegion> buffers;             // device/constant buffers
   std::vector<MemoryRegion> threadgroupArguments;  // arena offsets
   uint64_t arenaBytes = 0;
+  std::vector<SiteAllocation> siteAllocations;   // per access site of the kernel, from the vectors above
   FindingSink* sink = nullptr;
   std::function<void(const std::string&)> log;
   AccessRecord record(const AccessSite& site, const ThreadIdentity& thread) const;
+  // Fills siteAllocations; after buffers and threadgroupArguments are complete.
+  void resolveSiteAllocations();
+};
+
+// Who may read a word of threadgroup memory without the observers being told (see
+// hook::AccessFilterSite): nobody, the threads of one SIMD-group, or every thread.
+struct SettledReads {
+  enum Who : uint8_t { Nobody, Simdgroup, Everyone } who = Nobody;
+  uint32_t simdgroup = 0;
+  // What two observers' answers allow together.
+  SettledReads operator&(const SettledReads& o) const {
+    if (who == Everyone) return o;
+    if (o.who == Everyone) return *this;
+    if (who == Simdgroup && o.who == Simdgroup && simdgroup == o.simdgroup) return *this;
+    return {};
+  }
 };
 
 class ExecutionObserver {
@@ -80,6 +105,10 @@ class ExecutionObserver {
   // False if access() only cares about accesses outside the allocation the site's pointer comes
   // from (the bounds check): the others then skip the hook (see hook::kAccessFilter).
   virtual bool needsEveryAccess() const { return true; }
+  // Whether, until the next barrier or access to it through access(), a plain read of the 4 bytes of
+  // threadgroup memory at `arenaOffset` (a multiple of 4) would change nothing for this observer
+  // and report nothing. Reads it settles skip access() (the checked GEMM's tile reads).
+  virtual SettledReads threadgroupReadsSettled(uint64_t arenaOffset) const { return {}; }
   // A threadgroup barrier was released (all threads passed it).
   virtual void threadgroupBarrier(unsigned memFlags) {}
   // A simdgroup_barrier of SIMD-group `simdgroup` was released.
