@@ -307,7 +307,7 @@ class ZeroedShadow {
   uint64_t bytes_ = 0;
 };
 
-// 12 bytes per byte of device memory a dispatch touches (pages are value-initialised: all zero).
+// The last access of any threadgroup to a byte of device memory (all zero: none yet).
 struct InterGroupEntry {
   uint32_t group;  // threadgroup + 1, modulo 2^32 (a dispatch has far fewer threadgroups)
   uint32_t site;
@@ -315,17 +315,42 @@ struct InterGroupEntry {
   bool write : 1, atomic : 1, valueKnown : 1;
   uint8_t value;
 };
-static_assert(sizeof(InterGroupEntry) == 12, "the inter-group shadow is the largest structure of a checked run");
+static_assert(sizeof(InterGroupEntry) == 12, "12 bytes per byte of a split word");
+
+// The same for the bytes `mask` of a 4-byte word while one access describes them all, as it does
+// for float, int and vector elements: 3 bytes of shadow per byte of device memory instead of 12,
+// which for an element-wise kernel is most of the cost of a checked run (the kernel zeroes every
+// shadow page it hands out). A word two accesses share (two halves written by different threads)
+// is split into an InterGroupEntry per byte. The value a plain write stored is not kept: the
+// memory holds it until the next write, whose hook runs before its store.
+struct InterGroupWord {
+  uint32_t group;
+  uint32_t site;
+  uint16_t thread;
+  bool write : 1, atomic : 1, valueKnown : 1, split : 1;
+  uint8_t mask;
+};
+static_assert(sizeof(InterGroupWord) == 12, "the inter-group shadow is the largest structure of a checked run");
 
 // Device-memory accesses across threadgroups: nothing orders threadgroups within a dispatch.
-// An entry per byte of each buffer (DispatchFacts::buffers), mapped at its first access.
+// Per buffer (DispatchFacts::buffers), mapped at its first access: a word entry per 4 bytes from
+// the buffer's start, and byte entries, mapped at the first split.
 struct InterGroupState {
-  std::vector<ZeroedShadow<InterGroupEntry>> perBuffer;
-  InterGroupEntry* entries(const DispatchFacts& facts, const MemoryRegion& region) {
+  struct Buffer {
+    ZeroedShadow<InterGroupWord> words;
+    ZeroedShadow<InterGroupEntry> bytes;
+  };
+  std::vector<Buffer> perBuffer;
+  Buffer& of(const DispatchFacts& facts, const MemoryRegion& region) {
     size_t index = size_t(&region - facts.buffers.data());
     if (perBuffer.size() <= index) perBuffer.resize(facts.buffers.size());
-    if (!perBuffer[index].data()) perBuffer[index] = ZeroedShadow<InterGroupEntry>(region.end - region.begin);
-    return perBuffer[index].data();
+    Buffer& b = perBuffer[index];
+    if (!b.words.data()) b.words = ZeroedShadow<InterGroupWord>((region.end - region.begin + 3) / 4);
+    return b;
+  }
+  InterGroupEntry* bytes(Buffer& b, const MemoryRegion& region) {
+    if (!b.bytes.data()) b.bytes = ZeroedShadow<InterGroupEntry>(region.end - region.begin);
+    return b.bytes.data();
   }
 };
 
@@ -372,17 +397,16 @@ class RaceDetector : public ExecutionObserver {
     reportedThisAccess_ = false;  // one report per access, however many bytes conflict
     if (a.target == MemoryAccess::Target::Threadgroup) {
       if (a.arenaOffset < arena_.size())
-        checkBytes(thread, a, a.address, &arena_[a.arenaOffset], nullptr,
-                   std::min<uint64_t>(a.size, arena_.size() - a.arenaOffset), tgEpoch_, "threadgroup");
+        checkBytes(thread, a, a.address, &arena_[a.arenaOffset], std::min<uint64_t>(a.size, arena_.size() - a.arenaOffset), tgEpoch_, "threadgroup");
     } else if (a.target == MemoryAccess::Target::Buffer && a.region) {
       const MemoryRegion& r = *a.region;
       uint64_t size = std::min<uint64_t>(a.size, r.end - a.address);  // the bytes past the end are not accessed
-      InterGroupEntry* inter = inter_.entries(facts_, r) + (a.address - r.begin);
       for (uint64_t i = 0; i < size;) {
         uint64_t n = ShadowPages<ByteState>::samePage(a.address + i, size - i);
-        checkBytes(thread, a, a.address + i, &device_.at(a.address + i), inter + i, n, deviceEpoch_, "device");
+        checkBytes(thread, a, a.address + i, &device_.at(a.address + i), n, deviceEpoch_, "device");
         i += n;
       }
+      checkAcrossGroups(thread, a, r, size);
     }
   }
 
@@ -390,33 +414,87 @@ class RaceDetector : public ExecutionObserver {
   // The bytes of one access whose shadow equals its first byte's (but for the byte value a write
   // left) end the same way: checked once and copied, unless a stored value could decide between
   // a race and a uniform write. A float access is one check instead of four.
-  void checkBytes(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address, ByteState* bytes,
-                  InterGroupEntry* inter, uint64_t n, uint32_t epoch, const char* space) {
+  void checkBytes(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address, ByteState* bytes, uint64_t n,
+                  uint32_t epoch, const char* space) {
     if (n == 0) return;
     ByteState before = bytes[0];
-    InterGroupEntry interBefore = inter ? inter[0] : InterGroupEntry{};
     check(t, a, bytes[0], epoch, address, space);
-    if (inter) checkInterGroup(t, a, inter[0], address);
     uint16_t me = uint16_t(t.linear + 1);
-    uint32_t group = uint32_t(t.groupLinear + 1);
-    bool valueMatters = (before.epoch == epoch && before.writer && before.writer != me) ||
-                        (inter && interBefore.group && interBefore.group != group && interBefore.write);
+    bool valueMatters = before.epoch == epoch && before.writer && before.writer != me;
     bool known = isWrite(a.site->op) && !isAtomic(a.site->op) && a.newValue;
     for (uint64_t i = 1; i < n; ++i) {
-      bool same = !valueMatters && sameState(bytes[i], before, epoch) && (!inter || sameEntry(inter[i], interBefore));
-      if (!same) {
+      if (valueMatters || !sameState(bytes[i], before, epoch)) {
         check(t, a, bytes[i], epoch, address + i, space);
-        if (inter) checkInterGroup(t, a, inter[i], address + i);
         continue;
       }
-      uint8_t value = known ? a.newValue[address + i - a.address] : 0;
       bytes[i] = bytes[0];
-      bytes[i].value = value;
-      if (inter) {
-        inter[i] = inter[0];
-        inter[i].value = value;
+      bytes[i].value = known ? a.newValue[address + i - a.address] : 0;
+    }
+  }
+
+  // Across threadgroups, word by word (InterGroupWord); the bytes of split words one by one.
+  void checkAcrossGroups(const ThreadIdentity& t, const MemoryAccess& a, const MemoryRegion& r, uint64_t size) {
+    if (size == 0) return;
+    InterGroupState::Buffer& shadow = inter_.of(facts_, r);
+    uint32_t me = uint32_t(t.groupLinear + 1);
+    bool write = isWrite(a.site->op), atomic = isAtomic(a.site->op);
+    bool known = write && !atomic && a.newValue;
+    uint64_t begin = a.address - r.begin, end = begin + size;
+    for (uint64_t word = begin / 4; word * 4 < end; ++word) {
+      uint64_t lo = std::max(begin, word * 4), hi = std::min(end, word * 4 + 4);
+      uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - word * 4));
+      InterGroupWord& e = shadow.words.data()[word];
+      // The per-byte rule: a write, or an access to bytes nobody accessed, or any access where the
+      // last one was a read, replaces the entry; a read after a write keeps it.
+      bool replaces = write || !e.group || !e.write;
+      bool keepsOthers = e.group && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
+      if (!e.split && keepsOthers) split(shadow, r, word, e);
+      if (e.split) {
+        InterGroupEntry* bytes = inter_.bytes(shadow, r);
+        for (uint64_t b = lo; b < hi; ++b) checkInterGroup(t, a, bytes[b], r.begin + b);
+        continue;
+      }
+      uint8_t overlap = e.group ? uint8_t(e.mask & mask) : 0;
+      if (overlap && e.group != me && (write || e.write) && !(atomic && e.atomic) && !reportedThisAccess_) {
+        // Stores of the value the memory already holds from the other threadgroup's plain store
+        // are a uniform write, not a race.
+        bool sameValue = known && e.write && !e.atomic && e.valueKnown && !facts_.checks.reportUniformWrites;
+        for (uint64_t b = lo; sameValue && b < hi; ++b)
+          if (overlap & (1u << (b - word * 4)))
+            sameValue = reinterpret_cast<const uint8_t*>(r.begin)[b] == a.newValue[r.begin + b - a.address];
+        if (!sameValue)
+          interGroupRace(t, a, e.group, e.site, e.thread, e.write, r.begin + word * 4 + __builtin_ctz(overlap));
+      }
+      if (replaces) {
+        e.group = me;
+        e.site = a.siteIndex;
+        e.thread = uint16_t(t.linear);
+        e.write = write;
+        e.atomic = atomic;
+        e.valueKnown = known;
+        e.mask = mask;
+      } else {
+        e.mask |= mask;
       }
     }
+  }
+
+  // A word whose bytes two accesses now share: an entry per byte from here on, the value a plain
+  // store left taken from the memory.
+  void split(InterGroupState::Buffer& shadow, const MemoryRegion& r, uint64_t word, InterGroupWord& e) {
+    InterGroupEntry* bytes = inter_.bytes(shadow, r);
+    for (unsigned i = 0; i < 4; ++i) {
+      if (!(e.mask & (1u << i))) continue;
+      InterGroupEntry& b = bytes[word * 4 + i];
+      b.group = e.group;
+      b.site = e.site;
+      b.thread = e.thread;
+      b.write = e.write;
+      b.atomic = e.atomic;
+      b.valueKnown = e.valueKnown;
+      b.value = reinterpret_cast<const uint8_t*>(r.begin)[word * 4 + i];
+    }
+    e.split = true;
   }
 
   // Equal for every check but for the byte value they hold (stale states are all equal). Compared
@@ -428,9 +506,6 @@ class RaceDetector : public ExecutionObserver {
     auto* p = reinterpret_cast<const char*>(&x);
     auto* q = reinterpret_cast<const char*>(&y);
     return std::memcmp(p, q, v) == 0 && std::memcmp(p + v + 1, q + v + 1, sizeof(ByteState) - v - 1) == 0;
-  }
-  static bool sameEntry(const InterGroupEntry& x, const InterGroupEntry& y) {
-    return std::memcmp(&x, &y, offsetof(InterGroupEntry, value)) == 0;
   }
 
   static uint32_t simdgroupOf(uint16_t thread) { return (thread - 1u) / kSimdWidth; }
@@ -529,27 +604,8 @@ class RaceDetector : public ExecutionObserver {
     bool known = write && !atomic && a.newValue;
     uint8_t value = known ? a.newValue[address - a.address] : 0;
     bool sameValue = known && e.write && !e.atomic && e.valueKnown && e.value == value && !facts_.checks.reportUniformWrites;
-    if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) && !sameValue && !reportedThisAccess_) {
-      reportedThisAccess_ = true;
-      const AccessSite& first = (*facts_.kernel->sites)[e.site];
-      Finding f;
-      f.kind = "data-race";
-      f.memorySpace = "device";
-      f.memory = describe(a, address);
-      f.location = locationOf(a, address);
-      f.hazard = e.write ? (write ? "write-write" : "write-read") : "read-write";
-      ThreadIdentity other;
-      other.groupLinear = e.group - 1;
-      other.linear = e.thread;
-      other.group = facts_.geometry->groupAt(other.groupLinear);
-      other.groupSize = facts_.geometry->threadgroupSize(other.group);
-      f.accesses = {facts_.record(first, other), facts_.record(*a.site, t)};
-      f.locations = {first.where, a.site->where};
-      f.message = f.hazard + " race on " + f.memory +
-                  " between threads of different threadgroups: nothing orders threadgroups within a dispatch";
-      f.hint = "give each threadgroup its own part of the buffer, use atomics, or split the work into two dispatches";
-      facts_.sink->report(std::move(f));
-    }
+    if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) && !sameValue && !reportedThisAccess_)
+      interGroupRace(t, a, e.group, e.site, e.thread, e.write, address);
     if (write || !e.group || !e.write) {
       e.group = me;
       e.site = a.siteIndex;
@@ -559,6 +615,30 @@ class RaceDetector : public ExecutionObserver {
       e.valueKnown = known;
       e.value = value;
     }
+  }
+
+  void interGroupRace(const ThreadIdentity& t, const MemoryAccess& a, uint32_t otherGroup, uint32_t otherSite,
+                      uint16_t otherThread, bool otherWrite, uintptr_t address) {
+    reportedThisAccess_ = true;
+    bool write = isWrite(a.site->op);
+    const AccessSite& first = (*facts_.kernel->sites)[otherSite];
+    Finding f;
+    f.kind = "data-race";
+    f.memorySpace = "device";
+    f.memory = describe(a, address);
+    f.location = locationOf(a, address);
+    f.hazard = otherWrite ? (write ? "write-write" : "write-read") : "read-write";
+    ThreadIdentity other;
+    other.groupLinear = otherGroup - 1;
+    other.linear = otherThread;
+    other.group = facts_.geometry->groupAt(other.groupLinear);
+    other.groupSize = facts_.geometry->threadgroupSize(other.group);
+    f.accesses = {facts_.record(first, other), facts_.record(*a.site, t)};
+    f.locations = {first.where, a.site->where};
+    f.message = f.hazard + " race on " + f.memory +
+                " between threads of different threadgroups: nothing orders threadgroups within a dispatch";
+    f.hint = "give each threadgroup its own part of the buffer, use atomics, or split the work into two dispatches";
+    facts_.sink->report(std::move(f));
   }
 
   std::string describe(const MemoryAccess& a, uintptr_t address) const {
