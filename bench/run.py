@@ -6,8 +6,8 @@ Usage: /usr/bin/python3 bench/run.py [--build build] [--quick] [--only NAME ...]
 Every kernel is written twice, in MSL for mslsim and in OpenCL C for the peers (bench/kernels/),
 with the same sizes and threadgroup shapes. Runs, per kernel:
   * mslsim --check none with one worker and with one worker per core (--workers; builds without
-    that option: taskset -c 0 and the default), mslsim --check all; compile time cold (empty
-    MSLSIM_CACHE_DIR) and cached, from --timing;
+    that option: taskset -c 0 and the default), mslsim --check all with one worker and one per core;
+    compile time cold (empty MSLSIM_CACHE_DIR) and cached, from --timing;
   * POCL through bench/opencl_host (median kernel time between clFinish calls; build separately);
   * Oclgrind, with and without --data-races, through its `oclgrind` wrapper, at a smaller size
     it finishes in seconds; its time is scaled up by the work ratio (shown in the table);
@@ -281,8 +281,10 @@ class Runner:
         log(f"{bench.name} at {case.label}: mslsim")
         row["compile_cold"], row["none2"] = self.mslsim(bench, case, "none", workers=self.cores)
         row["compile_cached"], row["none1"] = self.mslsim(bench, case, "none", workers=1)
-        # --check all: races and uninit checks run on one worker whatever the core count (Executor).
-        row["all"] = self.mslsim(bench, case, "all", repeats=1)[1]
+        # --check all: one worker by default (reports name the same threads every run); --workers N
+        # shares the checkers' state between N workers.
+        row["all1"] = self.mslsim(bench, case, "all", workers=1, repeats=1)[1]
+        row["all2"] = self.mslsim(bench, case, "all", workers=self.cores, repeats=1)[1]
         log(f"{bench.name}: C++, POCL")
         row["cpp"] = self.reference(bench, case)
         row["pocl"] = self.peer("pocl", bench, case)
@@ -366,21 +368,21 @@ def print_tables(rows, runner, description, load_before, seconds):
     many = f"{runner.cores} workers" if runner.has_workers else "default workers"
     print(("mslsim `--workers 1` and `--workers N`, N = cores. " if runner.has_workers else
            "mslsim 1 core = `taskset -c 0` (this build has no `--workers`); default = one worker per core. ") +
-          "`--check all` always runs on one worker (race and uninitialised-read checks keep state across "
-          "threadgroups). Oclgrind runs at the size in its column and its time is multiplied by the work ratio "
-          f"shown. Ratios use mslsim with {many}.")
+          "Oclgrind runs at the size in its column (with `--num-threads` = cores) and its time is multiplied by "
+          f"the work ratio shown. Ratios use mslsim with {many}.")
     print()
-    print(f"| kernel | size | C++ -O2 (1 thread) | POCL | mslsim none, {one} | mslsim none, {many} | mslsim --check all "
+    print(f"| kernel | size | C++ -O2 (1 thread) | POCL | mslsim none, {one} | mslsim none, {many} "
+          f"| mslsim --check all, {one} | mslsim --check all, {many} "
           "| Oclgrind size (scale) | Oclgrind | Oclgrind --data-races | mslsim / POCL | mslsim / C++ "
           "| Oclgrind-dr / mslsim none | Oclgrind-dr / mslsim all |")
-    print("|" + "---|" * 14)
+    print("|" + "---|" * 15)
     for r in rows:
         b, c = r["bench"], r["case"]
         grind_races = peer_ms(r["grind_races"])
         print(f"| {b.title} | {c.label} | {ms(r['cpp'])} | {ms(peer_ms(r['pocl']))} | {ms(r['none1'])} "
-              f"| {ms(r['none2'])} | {ms(r['all'])} | {r['grind_case'].label} (x{r['scale']:g}) "
+              f"| {ms(r['none2'])} | {ms(r['all1'])} | {ms(r['all2'])} | {r['grind_case'].label} (x{r['scale']:g}) "
               f"| {ms(peer_ms(r['grind']))} | {ms(grind_races)} | {ratio(r['none2'], peer_ms(r['pocl']))} "
-              f"| {ratio(r['none2'], r['cpp'])} | {ratio(grind_races, r['none2'])} | {ratio(grind_races, r['all'])} |")
+              f"| {ratio(r['none2'], r['cpp'])} | {ratio(grind_races, r['none2'])} | {ratio(grind_races, r['all2'])} |")
     print()
     print("## Compile time (ms)")
     print()

@@ -281,13 +281,13 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
 }
 
 int suiteCommand(const std::vector<std::string>& cases, const std::string& dataDir, const std::string& checks,
-                 const std::string& schedule) {
+                 const std::string& schedule, unsigned workers) {
   unsigned passed = 0;
   auto start = std::chrono::steady_clock::now();
   fmt::print("{:<4} {:<28} {:<26} {:<40} {:>12}  {}\n", "", "case", "kernel", "dispatch", "run time",
              "result check");
   for (auto& c : cases) {
-    CaseOutcome o = runCase(c, dataDir, checks, schedule);
+    CaseOutcome o = runCase(c, dataDir, checks, schedule, workers);
     fmt::print("{} {:<28} {:<26} {:<40} {:>9.1f} ms  {}\n", o.passed ? "PASS" : "FAIL", o.name,
                o.kernel, o.dispatch, o.runMs, o.check);
     for (auto& d : o.details) fmt::print("     {}\n", d);
@@ -337,7 +337,8 @@ int main(int argc, char** argv) {
   runCmd->add_option("--repeat", run.repeat, "dispatch N times (outputs from the last)");
   runCmd->add_flag("--timing", run.timing, "print compile and dispatch times to stderr");
   runCmd->add_option("--workers", run.workers,
-                     "threads running threadgroups in parallel (default: one per core; races, uninit: one)")
+                     "threads running threadgroups in parallel (default: one per core; with races or uninit "
+                     "checked, one, so that reports name the same threads every run)")
       ->check(CLI::Range(1u, 1024u));
 
   std::string compileFile;
@@ -358,6 +359,8 @@ int main(int argc, char** argv) {
   suiteCmd->add_option("--schedule", suiteSchedule, "in-order | reverse | random[:SEED]");
   suiteCmd->add_option("--check", suiteChecks, "override the cases' checks (e.g. all)");
   suiteCmd->add_option("--data", dataDir, "directory with the cases' .npy files (default: each case's directory)");
+  unsigned suiteWorkers = 0;
+  suiteCmd->add_option("--workers", suiteWorkers, "as for run")->check(CLI::Range(1u, 1024u));
 
   try {
     app.parse(argc, argv);
@@ -368,7 +371,7 @@ int main(int argc, char** argv) {
   try {
     if (*runCmd) return runCommand(run);
     if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, emitLlvm);
-    if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule);
+    if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule, suiteWorkers);
   } catch (const CompileFailed& e) {
     for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));
     return kExitUsage;

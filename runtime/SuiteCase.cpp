@@ -47,7 +47,7 @@ std::string number(double v) {
 }  // namespace
 
 CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, const std::string& checkOverride,
-                    const std::string& schedule) {
+                    const std::string& schedule, unsigned workers) {
   CaseOutcome outcome;
   std::string caseDir = directoryOf(caseJson);
   outcome.name = baseName(caseDir);
@@ -92,6 +92,7 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     options.timeoutSeconds = spec.value("timeout", 60.0);
     options.checks = checks;
     options.schedule = parseSchedule(schedule);
+    options.workers = workers;
     DispatchResult result = launch.run(
         mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup, options);
     outcome.runMs = result.milliseconds;

@@ -20,8 +20,9 @@ struct CaseOutcome {
 
 // Runs the case described by `caseJson`; data files are looked up in `dataDir` (default: the
 // directory of the case file). Never throws: every failure is reported in the outcome.
-// `checks`, when not empty, replaces the case's own "checks" (e.g. "all" to look for false positives).
+// `checks`, when not empty, replaces the case's own "checks" (e.g. "all" to look for false positives);
+// `workers` as DispatchOptions::workers (0: mslsim's default).
 CaseOutcome runCase(const std::string& caseJson, const std::string& dataDir = "",
-                    const std::string& checks = "", const std::string& schedule = "in-order");
+                    const std::string& checks = "", const std::string& schedule = "in-order", unsigned workers = 0);
 
 }  // namespace mslsim

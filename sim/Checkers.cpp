@@ -2,6 +2,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
@@ -332,26 +333,50 @@ struct InterGroupWord {
 };
 static_assert(sizeof(InterGroupWord) == 12, "the inter-group shadow is the largest structure of a checked run");
 
+// Serialises the updates of one shadow word by workers running threadgroups at once (a word two
+// threadgroups touch together is shared data, or the race being reported). Hand-written: a
+// std::mutex per stripe is four times the size and slower uncontended.
+class StripedSpinLocks {
+ public:
+  class Guard {
+   public:
+    Guard(std::atomic_flag* flag) : flag_(flag) {
+      if (flag_)
+        while (flag_->test_and_set(std::memory_order_acquire)) __builtin_ia32_pause();
+    }
+    ~Guard() {
+      if (flag_) flag_->clear(std::memory_order_release);
+    }
+
+   private:
+    std::atomic_flag* flag_;
+  };
+  // No lock at all with one worker.
+  Guard lock(bool shared, uint64_t key) { return Guard(shared ? &flags_[key % kStripes] : nullptr); }
+
+ private:
+  static constexpr size_t kStripes = 4096;
+  std::atomic_flag flags_[kStripes] = {};
+};
+
 // Device-memory accesses across threadgroups: nothing orders threadgroups within a dispatch.
-// Per buffer (DispatchFacts::buffers), mapped at its first access: a word entry per 4 bytes from
-// the buffer's start, and byte entries, mapped at the first split.
+// Per buffer (DispatchFacts::buffers): a word entry per 4 bytes from the buffer's start, and byte
+// entries for split words; both mapped up front (untouched pages cost nothing).
 struct InterGroupState {
   struct Buffer {
     ZeroedShadow<InterGroupWord> words;
     ZeroedShadow<InterGroupEntry> bytes;
   };
-  std::vector<Buffer> perBuffer;
+  explicit InterGroupState(const DispatchFacts& facts) : shared(facts.workers > 1) {
+    for (auto& r : facts.buffers)
+      perBuffer.push_back({ZeroedShadow<InterGroupWord>((r.end - r.begin + 3) / 4), ZeroedShadow<InterGroupEntry>(r.end - r.begin)});
+  }
   Buffer& of(const DispatchFacts& facts, const MemoryRegion& region) {
-    size_t index = size_t(&region - facts.buffers.data());
-    if (perBuffer.size() <= index) perBuffer.resize(facts.buffers.size());
-    Buffer& b = perBuffer[index];
-    if (!b.words.data()) b.words = ZeroedShadow<InterGroupWord>((region.end - region.begin + 3) / 4);
-    return b;
+    return perBuffer[size_t(&region - facts.buffers.data())];
   }
-  InterGroupEntry* bytes(Buffer& b, const MemoryRegion& region) {
-    if (!b.bytes.data()) b.bytes = ZeroedShadow<InterGroupEntry>(region.end - region.begin);
-    return b.bytes.data();
-  }
+  std::vector<Buffer> perBuffer;
+  bool shared;  // several workers: lock each word while it is checked
+  StripedSpinLocks locks;
 };
 
 class RaceDetector : public ExecutionObserver {
@@ -448,9 +473,10 @@ class RaceDetector : public ExecutionObserver {
       // last one was a read, replaces the entry; a read after a write keeps it.
       bool replaces = write || !e.group || !e.write;
       bool keepsOthers = e.group && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
+      auto guard = inter_.locks.lock(inter_.shared, (reinterpret_cast<uintptr_t>(&e) / sizeof e));
       if (!e.split && keepsOthers) split(shadow, r, word, e);
       if (e.split) {
-        InterGroupEntry* bytes = inter_.bytes(shadow, r);
+        InterGroupEntry* bytes = shadow.bytes.data();
         for (uint64_t b = lo; b < hi; ++b) checkInterGroup(t, a, bytes[b], r.begin + b);
         continue;
       }
@@ -482,7 +508,7 @@ class RaceDetector : public ExecutionObserver {
   // A word whose bytes two accesses now share: an entry per byte from here on, the value a plain
   // store left taken from the memory.
   void split(InterGroupState::Buffer& shadow, const MemoryRegion& r, uint64_t word, InterGroupWord& e) {
-    InterGroupEntry* bytes = inter_.bytes(shadow, r);
+    InterGroupEntry* bytes = shadow.bytes.data();
     for (unsigned i = 0; i < 4; ++i) {
       if (!(e.mask & (1u << i))) continue;
       InterGroupEntry& b = bytes[word * 4 + i];
@@ -661,7 +687,12 @@ class RaceDetector : public ExecutionObserver {
 // Uninitialised reads: threadgroup memory no thread of this threadgroup wrote, and buffers the
 // host never wrote (MLX outputs without init_value).
 struct UninitState {
-  std::vector<std::vector<uint8_t>> written;  // per buffer of DispatchFacts::buffers, a flag per byte
+  explicit UninitState(const DispatchFacts& facts) {
+    for (auto& r : facts.buffers) written.emplace_back(r.uninitialized ? r.end - r.begin : 0, 0);
+  }
+  // Per buffer of DispatchFacts::buffers the host did not write, a flag per byte; workers running
+  // threadgroups at once read and set them with relaxed atomic operations.
+  std::vector<std::vector<uint8_t>> written;
 };
 
 class UninitChecker : public ExecutionObserver {
@@ -687,11 +718,7 @@ class UninitChecker : public ExecutionObserver {
       bits = &written_;
       offset = a.arenaOffset;
     } else if (a.target == MemoryAccess::Target::Buffer && a.region && a.region->uninitialized) {
-      size_t index = size_t(a.region - facts_.buffers.data());
-      if (state_.written.size() <= index) state_.written.resize(facts_.buffers.size());
-      auto& v = state_.written[index];
-      if (v.empty()) v.assign(a.region->end - a.region->begin, 0);
-      bits = &v;
+      bits = &state_.written[size_t(a.region - facts_.buffers.data())];
       offset = a.address - a.region->begin;
     } else {
       return;
@@ -701,8 +728,8 @@ class UninitChecker : public ExecutionObserver {
     uint64_t n = offset < bits->size() ? std::min<uint64_t>(a.size, bits->size() - offset) : 0;
     uint8_t* flag = bits->data() + (n ? offset : 0);
     for (uint64_t i = 0; i < n; ++i) {
-      unwritten |= !flag[i];
-      flag[i] = 1;
+      unwritten |= !__atomic_load_n(&flag[i], __ATOMIC_RELAXED);
+      __atomic_store_n(&flag[i], uint8_t(1), __ATOMIC_RELAXED);
     }
     unwritten &= !write;
     if (!unwritten) return;
@@ -734,21 +761,26 @@ class UninitChecker : public ExecutionObserver {
 };
 
 struct SharedCheckState {
+  explicit SharedCheckState(const DispatchFacts& facts) : inter(facts), uninit(facts) {}
   InterGroupState inter;
   UninitState uninit;
 };
 
 }  // namespace
 
+void prepareCheckers(const DispatchFacts& facts, std::shared_ptr<void>& sharedState) {
+  if (facts.kernel->instrumented && (facts.checks.races || facts.checks.uninit))
+    sharedState = std::make_shared<SharedCheckState>(facts);
+}
+
 std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
                                                              std::shared_ptr<void>& sharedState) {
-  if (!sharedState) sharedState = std::make_shared<SharedCheckState>();
-  auto& shared = *static_cast<SharedCheckState*>(sharedState.get());
+  auto* shared = static_cast<SharedCheckState*>(sharedState.get());
   std::vector<std::unique_ptr<ExecutionObserver>> observers;
   if (!facts.kernel->instrumented) return observers;
   if (facts.checks.bounds) observers.push_back(std::make_unique<BoundsChecker>(facts));
-  if (facts.checks.races) observers.push_back(std::make_unique<RaceDetector>(facts, shared.inter));
-  if (facts.checks.uninit) observers.push_back(std::make_unique<UninitChecker>(facts, shared.uninit));
+  if (facts.checks.races) observers.push_back(std::make_unique<RaceDetector>(facts, shared->inter));
+  if (facts.checks.uninit) observers.push_back(std::make_unique<UninitChecker>(facts, shared->uninit));
   return observers;
 }
 

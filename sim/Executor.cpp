@@ -366,6 +366,8 @@ class ThreadgroupScheduler {
 };
 
 thread_local ThreadgroupScheduler* tCurrent = nullptr;
+// The place in the dispatch order of the threadgroup this worker runs (findings are kept per place).
+thread_local uint64_t tGroupOrder = ~uint64_t(0) - 1;
 
 // Shared by the workers of one dispatch.
 class DispatchState : public FindingSink {
@@ -393,7 +395,14 @@ class DispatchState : public FindingSink {
   std::vector<size_t> varyingBuiltinArguments;  // of those that differ between threads of a group
   std::atomic<uint64_t> nextGroup{0};
   unsigned workers = 1;
-  std::atomic<bool> stop{false};      // an error: take no more threadgroups
+  // An error that stops the dispatch (or the last one --max-errors allows) was found in the
+  // threadgroup run in this place of the dispatch order: the threadgroups after it are not run
+  // (or, when a worker had started one, their findings are dropped), the ones before it run to
+  // their end. The findings are those of one worker running the threadgroups in order.
+  static constexpr uint64_t kNotStopped = ~uint64_t(0);
+  std::atomic<uint64_t> stopOrder{kNotStopped};
+  bool stops(uint64_t order) const { return stopOrder.load(std::memory_order_relaxed) <= order; }
+  bool stopped() const { return stopOrder.load() != kNotStopped; }
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
 
   // The first thread the timeout stopped, for the report.
@@ -421,29 +430,69 @@ class DispatchState : public FindingSink {
     std::sort(places.begin(), places.end());
     std::string key = f.kind + "|" + f.memory.substr(0, f.memory.find('['));
     for (auto& p : places) key += "|" + p;
-    auto it = reported_.find(key);
-    if (it != reported_.end()) {
-      ++findings[it->second].count;
-      return;
-    }
     // Memory errors do not stop the dispatch (a bug is usually hit by many threads and the report
     // counts them); synchronisation errors do, as the threadgroup cannot go on.
     static const std::set<std::string> kStopping = {"barrier-divergence", "deadlock", "simd-size-mismatch",
                                                     "invalid-memory-access", "stack-overflow",
                                                     "integer-division-by-zero"};
-    if (f.severity == Finding::Severity::Error && kStopping.count(f.kind)) stop = true;
-    if (f.severity == Finding::Severity::Error && request.options.maxErrors && ++errors_ >= request.options.maxErrors) stop = true;
-    for (auto* o : listeners_) o->finding(f);
-    reported_[key] = findings.size();
-    findings.push_back(std::move(f));
+    uint64_t order = tGroupOrder;
+    bool error = f.severity == Finding::Severity::Error;
+    if (error && kStopping.count(f.kind)) stopAt(order);
+    if (seen_.insert(key).second) {
+      for (auto* o : listeners_) o->finding(f);
+      if (error && request.options.maxErrors && ++errors_ >= request.options.maxErrors) stopAt(order);
+    }
+    // Kept per threadgroup until the dispatch ends, then merged in dispatch order (takeFindings).
+    Folded& group = pending_[order];
+    auto it = group.index.find(key);
+    if (it != group.index.end()) {
+      ++group.findings[it->second].second.count;
+      return;
+    }
+    group.index[key] = group.findings.size();
+    group.findings.emplace_back(key, std::move(f));
   }
-  std::vector<Finding> findings;
+
+  // The findings of the threadgroups up to the one that stopped the dispatch, in dispatch order:
+  // the same whatever the number of workers.
+  std::vector<Finding> takeFindings() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Finding> findings;
+    std::map<std::string, size_t> merged;
+    unsigned errors = 0;
+    for (auto& [order, group] : pending_) {
+      if (order > stopOrder) break;
+      for (auto& [key, f] : group.findings) {
+        auto it = merged.find(key);
+        if (it != merged.end()) {
+          findings[it->second].count += f.count;
+          continue;
+        }
+        errors += f.severity == Finding::Severity::Error;
+        merged[key] = findings.size();
+        findings.push_back(std::move(f));
+      }
+      if (request.options.maxErrors && errors >= request.options.maxErrors) break;
+    }
+    pending_.clear();
+    return findings;
+  }
 
  private:
+  void stopAt(uint64_t order) {
+    uint64_t current = stopOrder.load();
+    while (order < current && !stopOrder.compare_exchange_weak(current, order)) {
+    }
+  }
+  struct Folded {
+    std::vector<std::pair<std::string, Finding>> findings;  // in the order they were reported
+    std::map<std::string, size_t> index;
+  };
   std::mutex mutex_;
-  std::map<std::string, size_t> reported_;
-  std::vector<ExecutionObserver*> listeners_;
+  std::map<uint64_t, Folded> pending_;  // by place in the dispatch order
+  std::set<std::string> seen_;          // every key so far (listeners hear of each once)
   unsigned errors_ = 0;
+  std::vector<ExecutionObserver*> listeners_;
   std::optional<AccessRecord> stuck_;
 };
 
@@ -546,7 +595,7 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   threadgroupSites_.clear();
   settlesReads_ = false;
   settledRanges_.assign(sites, {});
-  readTags_.assign(dispatch_.arenaBytes / 4, 0);
+  readTags_.assign((dispatch_.arenaBytes + 3) / 4, 0);
   if (observers_.empty()) {  // nobody listens: no access needs the hook
     filter_.assign(sites, {0, ~uint64_t(0)});
     return;
@@ -816,7 +865,7 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
       current_ = nullptr;
       if (dispatch_.cancelled) break;
     }
-    if (dispatch_.cancelled || dispatch_.stop) break;
+    if (dispatch_.cancelled || dispatch_.stops(tGroupOrder)) break;
     if (ranAny) continue;
     // Every thread is blocked or finished: release what can be released.
     if (atSimdCollective_ && resolveSimdGroups()) continue;
@@ -844,7 +893,7 @@ void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
     // Barrier-only: every unfinished thread runs each region; the loop itself says whether they
     // stopped at one barrier (the frames name the threads when they did not).
     if (!sameBarrier(layout, group, size, count)) return;
-    while (!dispatch_.cancelled && !dispatch_.stop) {
+    while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder)) {
       uint32_t status = dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count, runnable_.data(), &regionThread_);
       if (status & 2) sameBarrier(layout, group, size, count);  // reports the divergence
       if (status != 1) return;
@@ -854,7 +903,7 @@ void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
   auto finished = [&](uint32_t i) {
     return *reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr;
   };
-  while (!dispatch_.cancelled && !dispatch_.stop) {
+  while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder)) {
     // The hooks said where each thread waits; a thread still runnable has finished.
     for (uint32_t i = 0; i < count; ++i)
       if (threads_[i].state == ThreadState::Runnable && finished(i)) threads_[i].state = ThreadState::Done;
@@ -1181,12 +1230,15 @@ void workerMain(DispatchState& state) {
   // small threadgroup's work when the workers contend for it. Batches stay small enough to share
   // the work evenly.
   uint64_t batch = std::clamp<uint64_t>(total / (64 * std::max(1u, state.workers)), 1, 16);
-  while (!state.stop && !state.cancelled) {
+  while (!state.cancelled) {
     uint64_t first = state.nextGroup.fetch_add(batch);
-    if (first >= total) break;
-    for (uint64_t g = first; g < std::min(total, first + batch) && !state.stop && !state.cancelled; ++g)
+    if (first >= total || state.stops(first)) break;
+    for (uint64_t g = first; g < std::min(total, first + batch) && !state.stops(g) && !state.cancelled; ++g) {
+      tGroupOrder = g;
       scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.options.schedule, g, total)));
+    }
   }
+  tGroupOrder = ~uint64_t(0) - 1;
   for (auto* o : listening) state.unlisten(o);
   tDispatch = nullptr;
 }
@@ -1297,12 +1349,15 @@ DispatchResult dispatch(const DispatchRequest& request) {
   auto start = std::chrono::steady_clock::now();
   uint64_t total = state.geometry.totalThreadgroups();
   unsigned workers = request.options.workers ? request.options.workers : std::max(1u, std::thread::hardware_concurrency());
-  // Race and uninitialised-read checks keep state across threadgroups: one worker.
-  if (kernel.instrumented && (request.options.checks.races || request.options.checks.uninit ||
-                              request.options.trackWriters))
-    workers = 1;
+  // Race and uninitialised-read checks share their state across threadgroups: they run on one
+  // worker unless the caller asks for more, as the threads a race report names (which of two
+  // threadgroups came first) then depend on timing. Writer tracking always runs on one.
+  bool sharedChecks = kernel.instrumented && (request.options.checks.races || request.options.checks.uninit);
+  if ((sharedChecks && !request.options.workers) || (kernel.instrumented && request.options.trackWriters)) workers = 1;
   workers = unsigned(std::min<uint64_t>(workers, std::max<uint64_t>(total, 1)));
   state.workers = workers;
+  state.facts.workers = workers;
+  prepareCheckers(state.facts, state.checkState);  // before the workers share it
 
   std::mutex doneMutex;
   std::condition_variable doneCv;
@@ -1330,7 +1385,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
   result.writers = takeWriters(state.writerState);
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  result.findings = std::move(state.findings);
+  result.findings = state.takeFindings();
   if (state.cancelled) {
     Finding timeout{Finding::Severity::Error, "timeout",
                                "kernel '" + name + "' did not finish within " + seconds(request.options.timeoutSeconds) +
@@ -1343,7 +1398,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
     }
     result.findings.push_back(std::move(timeout));
   }
-  result.completed = !state.cancelled && !state.stop;
+  result.completed = !state.cancelled && !state.stopped();
   return result;
 }
 

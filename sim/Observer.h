@@ -76,6 +76,7 @@ struct DispatchFacts {
   std::vector<MemoryRegion> threadgroupArguments;  // arena offsets
   uint64_t arenaBytes = 0;
   std::vector<SiteAllocation> siteAllocations;   // per access site of the kernel, from the vectors above
+  unsigned workers = 1;                           // threads running threadgroups at once
   FindingSink* sink = nullptr;
   std::function<void(const std::string&)> log;
   AccessRecord record(const AccessSite& site, const ThreadIdentity& thread) const;
@@ -131,8 +132,9 @@ std::map<unsigned, std::vector<ElementWriter>> takeWriters(const std::shared_ptr
 // Writes the trace the tracers of one dispatch recorded (`sharedState` from makeTracers).
 void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& path);
 
-// The checkers `facts.checks` asks for. `sharedState` is one object per dispatch, shared by the
-// workers' observers (checks that need cross-threadgroup state run with one worker).
+// The state the checkers of all workers share (across threadgroups), made once per dispatch before
+// the workers start; then each worker makes its checkers, the ones `facts.checks` asks for.
+void prepareCheckers(const DispatchFacts& facts, std::shared_ptr<void>& sharedState);
 std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
                                                              std::shared_ptr<void>& sharedState);
 // Records the last writer of every buffer element; takeWriters() hands the result over.

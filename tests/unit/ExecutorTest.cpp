@@ -15,7 +15,7 @@ struct KernelRun {
 };
 
 KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t outCount,
-              double timeout = 60, Schedule schedule = Schedule(), CheckSet checks = CheckSet()) {
+              double timeout = 60, Schedule schedule = Schedule(), CheckSet checks = CheckSet(), unsigned workers = 0) {
   std::string source = "#include <metal_stdlib>\nusing namespace metal;\n" + body;
   auto p = Program::compileSource("/virtual/exec.metal", source, {}, checks.needsInstrumentation());
   HostArray out = HostArray::filled(DType::Float32, outCount, -1);
@@ -26,6 +26,7 @@ KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t 
   options.timeoutSeconds = timeout;
   options.schedule = schedule;
   options.checks = checks;
+  options.workers = workers;
   r.result = launch.run(DispatchMode::Threads, {grid, 1, 1}, {tg, 1, 1}, options);
   for (uint64_t i = 0; i < out.count(); ++i) r.out.push_back(float(out.valueAt(i)));
   return r;
@@ -88,6 +89,32 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgr
   EXPECT_EQ(r.result.findings[0].locations.size(), 2u);
   EXPECT_EQ(r.result.findings[0].locations[0].line, 5u);
   EXPECT_EQ(r.result.findings[0].locations[1].line, 6u);
+}
+
+// A stopping error ends the dispatch at the first threadgroup (in dispatch order) that has one:
+// what is reported is what one worker running the threadgroups in order finds, however many run.
+TEST(Executor, AStoppingErrorGivesTheSameReportWhateverTheNumberOfWorkers) {
+  const char* kernel = R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgroup]],
+              uint g [[thread_position_in_grid]]) {
+  float acc = 0;    // enough work that the threadgroups of two workers overlap
+  for (uint k = 0; k < 20000; ++k) acc = acc * 0.5f + float(k & 7);
+  out[g + 1] = acc; // one past the end in the last threadgroup: not reached, the dispatch stops first
+  if (i < 16) threadgroup_barrier(mem_flags::mem_threadgroup);
+  else        threadgroup_barrier(mem_flags::mem_device);
+})";
+  CheckSet checks;  // bounds, sync
+  KernelRun one = runKernel(kernel, 256, 32, 256, 60, Schedule(), checks, 1);
+  ASSERT_EQ(one.result.findings.size(), 1u);
+  EXPECT_EQ(one.result.findings[0].kind, "barrier-divergence");
+  EXPECT_EQ(one.result.findings[0].count, 1u);
+  EXPECT_NE(one.result.findings[0].message.find("of threadgroup (0,0,0)"), std::string::npos);
+  for (int run = 0; run < 20; ++run) {
+    KernelRun two = runKernel(kernel, 256, 32, 256, 60, Schedule(), checks, 2);
+    ASSERT_EQ(two.result.findings.size(), 1u) << "run " << run;
+    EXPECT_EQ(two.result.findings[0].message, one.result.findings[0].message) << "run " << run;
+    EXPECT_EQ(two.result.findings[0].count, 1u) << "run " << run;
+  }
 }
 
 TEST(Executor, ABarrierSkippedByReturningThreadsIsAWarningAndTheOthersRunOn) {
