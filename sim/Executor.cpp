@@ -268,7 +268,8 @@ class ThreadgroupScheduler {
   void* coroutineFrame(uint64_t size);
   void allocateFrames(uint64_t size);
   char* arena() { return arena_.data(); }
-  [[noreturn]] void abortCurrentThread();
+  // The dispatch was cancelled (timeout): abandon the running thread, which polled in `loop`.
+  [[noreturn]] void abortCurrentThread(CallSite loop);
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
   void inactiveLaneRead(unsigned lane, CallSite site);
@@ -996,8 +997,9 @@ void ThreadgroupScheduler::block(ThreadState state) {
   t->scheduler = back.fctx;
 }
 
-void ThreadgroupScheduler::abortCurrentThread() {
-  if (current_) dispatch_.noteStuck({"still running", {}, group_, current_->local, current_->linear % kSimdWidth});
+void ThreadgroupScheduler::abortCurrentThread(CallSite loop) {
+  SourcePosition where = loop.file ? SourcePosition{loop.file, loop.line, loop.column} : SourcePosition{};
+  if (current_) dispatch_.noteStuck({"still running", where, group_, current_->local, current_->linear % kSimdWidth});
   // A thread loop or a coroutine runs on the worker's stack: leave through the escape point (the
   // whole threadgroup is abandoned, as the dispatch is being cancelled anyway).
   if (scheduling_ != ThreadScheduling::Fibers) siglongjmp(escape_, 1);
@@ -1394,6 +1396,10 @@ DispatchResult dispatch(const DispatchRequest& request) {
                                {}};
     if (auto stuck = state.stuck()) {
       timeout.message += "; the thread shown below was still running";
+      if (!stuck->where.file.empty()) {
+        timeout.message += " the loop at line " + std::to_string(stuck->where.line);
+        timeout.locations.push_back(stuck->where);
+      }
       timeout.accesses.push_back(*stuck);
     }
     result.findings.push_back(std::move(timeout));
@@ -1429,8 +1435,8 @@ unsigned __mslsim_access(void* address, uint64_t size, uint32_t site, const void
                                      static_cast<const uint8_t*>(newValue))
                   : 1u;
 }
-void __mslsim_poll(void) {
-  if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->enter()->abortCurrentThread();
+void __mslsim_poll(const char* file, unsigned line, unsigned column) {
+  if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->enter()->abortCurrentThread({file, line, column});
 }
 }
 

@@ -21,7 +21,7 @@ constexpr const char* kSimdExchange = "__mslsim_simd_exchange";
 constexpr const char* kSimdResult = "__mslsim_simd_result";          // i32(void): after a resume
 constexpr const char* kCoroutineFrame = "__mslsim_coroutine_frame";  // ptr(i64 size): this thread's
 constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
-constexpr const char* kPoll = "__mslsim_poll";                           // void(void)
+constexpr const char* kPoll = "__mslsim_poll";  // void(ptr file, i32 line, i32 column): the loop's
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
 // i32(ptr address, i64 size, i32 site, ptr newValue): nonzero if the access may happen.
 constexpr const char* kAccess = "__mslsim_access";

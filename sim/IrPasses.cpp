@@ -17,6 +17,7 @@
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -208,22 +209,41 @@ void stripVariableAnnotations(llvm::Module& module) {
   }
 }
 
-void insertCancellationPolls(llvm::Module& module) {
+namespace {
+SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources);
+SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources);
+}  // namespace
+
+void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Type* ptrTy = llvm::PointerType::getUnqual(ctx);
   llvm::GlobalVariable* flag = module.getNamedGlobal(hook::kCancelFlag);
   if (!flag)
     flag = new llvm::GlobalVariable(module, i32, false, llvm::GlobalValue::ExternalLinkage, nullptr,
                                     hook::kCancelFlag);
-  llvm::FunctionCallee poll =
-      module.getOrInsertFunction(hook::kPoll, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), false));
+  llvm::FunctionCallee poll = module.getOrInsertFunction(
+      hook::kPoll, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, i32, i32}, false));
+  std::map<std::string, llvm::Constant*> fileNames;
   for (auto& f : module) {
     if (f.isDeclaration()) continue;
     llvm::DominatorTree dt(f);
     llvm::LoopInfo loops(dt);
-    std::vector<llvm::BasicBlock*> headers;
-    for (llvm::Loop* l : loops.getLoopsInPreorder()) headers.push_back(l->getHeader());
-    for (llvm::BasicBlock* header : headers) {
+    // Each loop's header and its position in the user's source: the loop statement's, or the
+    // first instruction of the loop with one (checked builds keep line tables; kernels lowered to
+    // coroutines lose them, see lowerSynchronisationToCoroutine).
+    std::vector<std::pair<llvm::BasicBlock*, SourcePosition>> headers;
+    for (llvm::Loop* l : loops.getLoopsInPreorder()) {
+      SourcePosition where = userPosition(l->getStartLoc().get(), sources);
+      for (llvm::BasicBlock* bb : l->blocks()) {
+        if (!where.file.empty()) break;
+        for (llvm::Instruction& inst : *bb)
+          if (inst.getDebugLoc() && !(where = userPosition(inst, sources)).file.empty()) break;
+        if (!where.file.empty()) break;
+      }
+      headers.push_back({l->getHeader(), where});
+    }
+    for (auto& [header, where] : headers) {
       llvm::BasicBlock* rest = header->splitBasicBlock(header->getFirstInsertionPt(), header->getName() + ".body");
       header->getTerminator()->eraseFromParent();
       llvm::BasicBlock* pollBlock = llvm::BasicBlock::Create(ctx, "cancel.poll", &f, rest);
@@ -233,7 +253,11 @@ void insertCancellationPolls(llvm::Module& module) {
       llvm::MDBuilder md(ctx);
       b.CreateCondBr(set, pollBlock, rest, md.createBranchWeights(1, 1 << 20));
       llvm::IRBuilder<> pb(pollBlock);
-      pb.CreateCall(poll);
+      llvm::Constant*& file = fileNames[where.file];
+      if (!file)
+        file = where.file.empty() ? llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(ctx))
+                                  : pb.CreateGlobalStringPtr(where.file, "loop.file", 0, &module);
+      pb.CreateCall(poll, {file, pb.getInt32(where.line), pb.getInt32(where.column)});
       pb.CreateBr(rest);
     }
   }
@@ -243,7 +267,11 @@ namespace {
 
 // The user's position of an instruction: the innermost frame (through inlining) in a user file.
 SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources) {
-  for (const llvm::DILocation* loc = inst.getDebugLoc().get(); loc; loc = loc->getInlinedAt()) {
+  return userPosition(inst.getDebugLoc().get(), sources);
+}
+
+SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources) {
+  for (const llvm::DILocation* loc = location; loc; loc = loc->getInlinedAt()) {
     // Clang splits an absolute path into a directory (the prefix shared with the working
     // directory) and the rest: put it back together to find the file as the user named it.
     std::string file = loc->getFilename().str();

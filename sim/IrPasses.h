@@ -45,8 +45,9 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
 void stripVariableAnnotations(llvm::Module& module);
 
 // After optimisation: a cheap check of the cancel flag at every loop header, so a dispatch that
-// exceeds its timeout can abandon threads stuck in endless loops.
-void insertCancellationPolls(llvm::Module& module);
+// exceeds its timeout can abandon threads stuck in endless loops; the poll names the loop's
+// position in the user's source where the IR has it, for the timeout report.
+void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources);
 
 // Whether `entry` can reach a barrier or a SIMD-group function (an indirect call counts as yes).
 bool reachesSynchronisation(llvm::Function& entry);

@@ -196,7 +196,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     };
   Optimised optimised = optimise(module, **tm, program.kernels, instrumentation);
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
-  insertCancellationPolls(module);
+  insertCancellationPolls(module, program.sources ? *program.sources : noSources);
   // For developers of mslsim: the final IR, as the JIT gets it.
   if (const char* dump = std::getenv("MSLSIM_DUMP_IR")) {
     std::error_code ec;

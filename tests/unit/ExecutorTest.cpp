@@ -139,6 +139,10 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]
 })", 4, 4, 4, /*timeout=*/0.5);
   EXPECT_TRUE(hasFinding(r.result, "timeout", Finding::Severity::Error));
   EXPECT_FALSE(r.result.completed);
+  // The report names the loop the thread was still running (checked builds have line tables).
+  ASSERT_EQ(r.result.findings.size(), 1u);
+  ASSERT_EQ(r.result.findings[0].locations.size(), 1u);
+  EXPECT_EQ(r.result.findings[0].locations[0].line, 6u);
 }
 
 TEST(Executor, AnEndlessLoopAfterABarrierIsStoppedToo) {
