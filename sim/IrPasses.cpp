@@ -212,6 +212,36 @@ void stripVariableAnnotations(llvm::Module& module) {
 namespace {
 SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources);
 SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources);
+
+// Loops of kernels lowered to coroutines lose their debug information (see
+// lowerSynchronisationToCoroutine); their instructions keep the loop's position in this metadata:
+// its inlining chain, innermost frame first, each {directory, file, line, column}.
+constexpr const char* kLoopPositionKind = "mslsim.loop";
+
+llvm::MDNode* encodePosition(const llvm::DILocation* location, llvm::LLVMContext& ctx) {
+  std::vector<llvm::Metadata*> frames;
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  for (const llvm::DILocation* loc = location; loc; loc = loc->getInlinedAt())
+    frames.push_back(llvm::MDTuple::get(
+        ctx, {llvm::MDString::get(ctx, loc->getDirectory()), llvm::MDString::get(ctx, loc->getFilename()),
+              llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, loc->getLine())),
+              llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(i32, loc->getColumn()))}));
+  return llvm::MDTuple::get(ctx, frames);
+}
+
+// The innermost frame in a user file (as userPosition does for a DILocation).
+SourcePosition decodePosition(const llvm::MDNode* chain, const SourceIndex& sources) {
+  for (const llvm::MDOperand& op : chain->operands()) {
+    auto* frame = llvm::cast<llvm::MDTuple>(op.get());
+    std::string dir = llvm::cast<llvm::MDString>(frame->getOperand(0))->getString().str();
+    std::string file = llvm::cast<llvm::MDString>(frame->getOperand(1))->getString().str();
+    unsigned line = unsigned(llvm::mdconst::extract<llvm::ConstantInt>(frame->getOperand(2))->getZExtValue());
+    unsigned column = unsigned(llvm::mdconst::extract<llvm::ConstantInt>(frame->getOperand(3))->getZExtValue());
+    if (sources.isUserFile(file)) return sources.map(file, line, column);
+    if (!dir.empty() && sources.isUserFile(dir + "/" + file)) return sources.map(dir + "/" + file, line, column);
+  }
+  return {};
+}
 }  // namespace
 
 void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
@@ -237,9 +267,11 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
       SourcePosition where = userPosition(l->getStartLoc().get(), sources);
       for (llvm::BasicBlock* bb : l->blocks()) {
         if (!where.file.empty()) break;
-        for (llvm::Instruction& inst : *bb)
+        for (llvm::Instruction& inst : *bb) {
           if (inst.getDebugLoc() && !(where = userPosition(inst, sources)).file.empty()) break;
-        if (!where.file.empty()) break;
+          if (llvm::MDNode* chain = inst.getMetadata(kLoopPositionKind))
+            if (!(where = decodePosition(chain, sources)).file.empty()) break;
+        }
       }
       headers.push_back({l->getHeader(), where});
     }
@@ -577,8 +609,22 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
     entry.getArg(i)->replaceAllUsesWith(coro->getArg(i));
   }
   // LLVM 16's coroutine frame builder crashes on functions with debug information
-  // (FindDbgAddrUses); nothing downstream needs it: access sites were resolved to source
-  // positions before this point, and barrier sites carry their own.
+  // (FindDbgAddrUses); access sites were resolved to source positions before this point, and
+  // barrier sites carry their own. What a timeout report needs, the position of each loop, is
+  // kept on the loops' instructions (kLoopPositionKind; inner loops after outer ones, so an
+  // instruction carries its innermost loop).
+  {
+    llvm::DominatorTree dt(*coro);
+    llvm::LoopInfo loops(dt);
+    for (llvm::Loop* l : loops.getLoopsInPreorder()) {
+      const llvm::DILocation* where = l->getStartLoc().get();
+      for (llvm::BasicBlock* bb : l->blocks())
+        for (llvm::Instruction& inst : *bb) {
+          if (!where) where = inst.getDebugLoc().get();
+          if (where) inst.setMetadata(kLoopPositionKind, encodePosition(where, ctx));
+        }
+    }
+  }
   llvm::stripDebugInfo(*coro);
   entry.setSubprogram(nullptr);
   entry.replaceAllUsesWith(coro);  // llvm.compiler.used keeps the entry alive

@@ -154,6 +154,11 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]
   out[i] = 3;
 })", 64, 32, 64, /*timeout=*/0.5);
   EXPECT_TRUE(hasFinding(r.result, "timeout", Finding::Severity::Error));
+  // A kernel with a barrier runs as a coroutine, whose IR loses its line tables: the loop's
+  // position is kept for the report all the same.
+  ASSERT_EQ(r.result.findings.size(), 1u);
+  ASSERT_EQ(r.result.findings[0].locations.size(), 1u);
+  EXPECT_EQ(r.result.findings[0].locations[0].line, 7u);
 }
 
 TEST(Executor, ThreadgroupLimitsAreMetalsLimits) {
