@@ -266,6 +266,7 @@ class ThreadgroupScheduler {
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
   unsigned simdResult() const { return current_ ? current_->resultMask : 0; }
   void* coroutineFrame(uint64_t size);
+  void* coroutineFrames(uint64_t size);
   void allocateFrames(uint64_t size);
   char* arena() { return arena_.data(); }
   // The dispatch was cancelled (timeout): abandon the running thread, which polled in `loop`.
@@ -798,6 +799,11 @@ void ThreadgroupScheduler::resume(SimThread& t) {
   t.context = back.fctx;
 }
 
+void* ThreadgroupScheduler::coroutineFrames(uint64_t size) {
+  if (__builtin_expect(!framesReady_, 0)) allocateFrames(size);
+  return frames_.get();
+}
+
 void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
   // Every thread asks for the same size; the first request of a threadgroup, made before any
   // frame is live, sizes the storage for all of them.
@@ -822,8 +828,7 @@ void ThreadgroupScheduler::allocateFrames(uint64_t size) {
                       {}});
     siglongjmp(escape_, 1);
   }
-  uint64_t stride = (std::max<uint64_t>(size, 2 * sizeof(void*)) + kCoroutineFrameAlignment - 1) /
-                    kCoroutineFrameAlignment * kCoroutineFrameAlignment;
+  uint64_t stride = coroutineFrameStride(size);
   uint64_t bytes = stride * frameCount_;
   if (bytes > frameCapacity_) {
     frames_.reset(static_cast<char*>(std::aligned_alloc(kCoroutineFrameAlignment, bytes)));
@@ -1425,6 +1430,7 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->enter()->lane() : 0; }
 unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->enter()->simdResult() : 0; }
 void* __mslsim_coroutine_frame(uint64_t size) { return tCurrent->coroutineFrame(size); }
+void* __mslsim_coroutine_frames(uint64_t size) { return tCurrent->coroutineFrames(size); }
 const void* __mslsim_access_filter(void) { return tCurrent->accessFilter(); }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
 void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
@@ -1448,6 +1454,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_simd_lane", reinterpret_cast<void*>(&__mslsim_simd_lane)},
       {hook::kSimdResult, reinterpret_cast<void*>(&__mslsim_simd_result)},
       {hook::kCoroutineFrame, reinterpret_cast<void*>(&__mslsim_coroutine_frame)},
+      {hook::kCoroutineFrames, reinterpret_cast<void*>(&__mslsim_coroutine_frames)},
       {hook::kAccessFilter, reinterpret_cast<void*>(&__mslsim_access_filter)},
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},

@@ -20,6 +20,9 @@ constexpr const char* kSimdgroupBarrier = "__mslsim_simdgroup_barrier";
 constexpr const char* kSimdExchange = "__mslsim_simd_exchange";
 constexpr const char* kSimdResult = "__mslsim_simd_result";          // i32(void): after a resume
 constexpr const char* kCoroutineFrame = "__mslsim_coroutine_frame";  // ptr(i64 size): this thread's
+// ptr(i64 size): the frames of the running threadgroup's threads, thread i's at i *
+// coroutineFrameStride(size) (the JIT's loop over thread starts hands them out itself).
+constexpr const char* kCoroutineFrames = "__mslsim_coroutine_frames";
 constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
 constexpr const char* kPoll = "__mslsim_poll";  // void(ptr file, i32 line, i32 column): the loop's
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
@@ -34,5 +37,11 @@ constexpr const char* kAccessFilter = "__mslsim_access_filter";
 
 // The alignment of the coroutine frames the simulator hands out (hook::kCoroutineFrame).
 constexpr unsigned kCoroutineFrameAlignment = 64;
+// How far apart the frames of a threadgroup's threads are, for frames of `size` bytes (a frame
+// always begins with the resume and destroy pointers).
+constexpr uint64_t coroutineFrameStride(uint64_t size) {
+  return ((size > 2 * sizeof(void*) ? size : 2 * sizeof(void*)) + kCoroutineFrameAlignment - 1) /
+         kCoroutineFrameAlignment * kCoroutineFrameAlignment;
+}
 
 }  // namespace mslsim

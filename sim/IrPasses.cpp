@@ -967,21 +967,68 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   differOut->addIncoming(b.getFalse(), entry);
   differOut->addIncoming(differNext, next);
   b.CreateRet(b.CreateOr(b.CreateZExt(anyOut, i32), b.CreateShl(b.CreateZExt(differOut, i32), 1)));
-  // The resume function inlined, without its barrier hooks: here they would have nothing to
-  // record, and a call with unknown effects in the loop would keep LLVM from optimising it.
-  llvm::InlineFunctionInfo inlining;
-  if (!llvm::InlineFunction(*call, inlining).isSuccess()) {
+  // The resume function inlined, without its barrier hooks when there is nothing for them to
+  // record: a call with unknown effects in the loop would keep LLVM from optimising it.
+  if (!inlineCalls(*loop, *resume, /*dropBarrierHooks=*/!simd)) {
     loop->eraseFromParent();
     return std::nullopt;
   }
+  return result;
+}
+
+void handOutFramesByIndex(llvm::Function& starts) {
+  llvm::Module& module = *starts.getParent();
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  // The thread's index: what the loop stores in its thread slot (argument 4) before each start.
+  llvm::Value* linear = nullptr;
+  for (llvm::User* u : starts.getArg(4)->users())
+    if (auto* store = llvm::dyn_cast<llvm::StoreInst>(u))
+      if (store->getPointerOperand() == starts.getArg(4)) linear = store->getValueOperand();
+  if (!linear) return;
+  std::vector<llvm::CallInst*> calls;
+  for (auto& bb : starts)
+    for (auto& inst : bb)
+      if (auto* c = llvm::dyn_cast<llvm::CallInst>(&inst))
+        if (c->getCalledFunction() && c->getCalledFunction()->getName() == hook::kCoroutineFrame &&
+            llvm::isa<llvm::ConstantInt>(c->getArgOperand(0)))
+          calls.push_back(c);
+  llvm::FunctionCallee framesHook = module.getOrInsertFunction(hook::kCoroutineFrames, llvm::FunctionType::get(ptr, {i64}, false));
+  for (llvm::CallInst* c : calls) {
+    auto* size = llvm::cast<llvm::ConstantInt>(c->getArgOperand(0));
+    // The frames' base, once per call of the loop (the simulator sizes them on the first call).
+    llvm::IRBuilder<> setup(&*starts.getEntryBlock().getFirstInsertionPt());
+    llvm::Value* base = setup.CreateCall(framesHook, {size}, "frames");
+    llvm::IRBuilder<> b(c);
+    llvm::Value* offset = b.CreateMul(b.CreateZExt(linear, i64), b.getInt64(coroutineFrameStride(size->getZExtValue())));
+    llvm::Value* frame = b.CreateInBoundsGEP(b.getInt8Ty(), base, offset, "frame");
+    // No resume function yet, as coroutineFrame() writes.
+    b.CreateStore(llvm::ConstantPointerNull::get(ptr), frame);
+    b.CreateStore(llvm::ConstantPointerNull::get(ptr), b.CreateConstInBoundsGEP1_64(ptr, frame, 1));
+    c->replaceAllUsesWith(frame);
+    c->eraseFromParent();
+  }
+}
+
+bool inlineCalls(llvm::Function& caller, llvm::Function& callee, bool dropBarrierHooks) {
+  std::vector<llvm::CallBase*> calls;
+  for (auto& bb : caller)
+    for (auto& inst : bb)
+      if (auto* c = llvm::dyn_cast<llvm::CallBase>(&inst))
+        if (c->getCalledFunction() == &callee) calls.push_back(c);
+  for (llvm::CallBase* c : calls) {
+    llvm::InlineFunctionInfo inlining;
+    if (!llvm::InlineFunction(*c, inlining).isSuccess()) return false;
+  }
+  if (!dropBarrierHooks) return true;
   std::vector<llvm::CallInst*> hooks;
-  for (auto& bb : *loop)
+  for (auto& bb : caller)
     for (auto& inst : bb)
       if (auto* c = llvm::dyn_cast<llvm::CallInst>(&inst))
         if (c->getCalledFunction() && c->getCalledFunction()->getName() == hook::kThreadgroupBarrier) hooks.push_back(c);
-  if (!simd)
-    for (llvm::CallInst* c : hooks) c->eraseFromParent();
-  return result;
+  for (llvm::CallInst* c : hooks) c->eraseFromParent();
+  return true;
 }
 
 }  // namespace mslsim

@@ -85,4 +85,14 @@ const std::vector<std::string>& vectorisableMathFunctions();
 
 llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name);
 
+// Inlines every call of `callee` in `caller`; then, with dropBarrierHooks, removes the threadgroup
+// barrier hook calls of `caller` (in a region loop's threadgroups, a barrier-only kernel's hooks
+// have nothing to record). False if a call could not be inlined.
+bool inlineCalls(llvm::Function& caller, llvm::Function& callee, bool dropBarrierHooks);
+
+// In a loop over a threadgroup's coroutine starts (buildThreadLoop of a ramp, the ramp inlined):
+// thread i's frame is computed from i and the frames' base (hook::kCoroutineFrames) instead of a
+// hook call per thread.
+void handOutFramesByIndex(llvm::Function& starts);
+
 }  // namespace mslsim

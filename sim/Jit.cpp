@@ -143,8 +143,10 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
         if (llvm::Function* ramp = module.getFunction(k.entrySymbol))
           if (auto layout = buildRegionLoop(*ramp, regionLoopSymbol(k.entrySymbol))) {
             result.regionLoops[k.entrySymbol] = *layout;
-            // The threads' starts (to the first barrier), as one loop that computes the built-ins.
-            buildThreadLoop(*ramp, k, threadLoopSymbol(k.entrySymbol));
+            // The threads' starts (to the first barrier), as one loop that computes the built-ins;
+            // like the region loop, without barrier hooks when they have nothing to record.
+            llvm::Function* starts = buildThreadLoop(*ramp, k, threadLoopSymbol(k.entrySymbol));
+            if (inlineCalls(*starts, *ramp, /*dropBarrierHooks=*/!layout->recordsThreads)) handOutFramesByIndex(*starts);
           }
     if (!result.regionLoops.empty()) {
       mam.clear();
