@@ -164,8 +164,9 @@ std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& mo
   llvm::FunctionCallee arenaFn = module.getOrInsertFunction(
       hook::kThreadgroupArena, llvm::FunctionType::get(ptrTy, false));
   if (auto* decl = llvm::dyn_cast<llvm::Function>(arenaFn.getCallee())) {
-    // The arena of a running thread never changes, so repeated calls may be merged.
-    decl->setOnlyReadsMemory();
+    // The arena of a running threadgroup never changes (nor does a thread move to another
+    // worker), so calls may be merged and hoisted, out of the JIT's loops over a threadgroup too.
+    decl->setDoesNotAccessMemory();
     decl->setDoesNotThrow();
     decl->setWillReturn();
   }
