@@ -351,12 +351,18 @@ class StripedSpinLocks {
    private:
     std::atomic_flag* flag_;
   };
-  // No lock at all with one worker.
-  Guard lock(bool shared, uint64_t key) { return Guard(shared ? &flags_[key % kStripes] : nullptr); }
+  // No lock at all with one worker. Keys are hashed: workers run threadgroups a fixed stride
+  // apart, and a plain modulo put both on the same stripes.
+  Guard lock(bool shared, uint64_t key) {
+    return Guard(shared ? &stripes_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kStripeBits)].flag : nullptr);
+  }
 
  private:
-  static constexpr size_t kStripes = 4096;
-  std::atomic_flag flags_[kStripes] = {};
+  static constexpr unsigned kStripeBits = 10;
+  struct alignas(64) Stripe {  // one cache line each: no false sharing between workers
+    std::atomic_flag flag = ATOMIC_FLAG_INIT;
+  };
+  Stripe stripes_[size_t(1) << kStripeBits];
 };
 
 // Device-memory accesses across threadgroups: nothing orders threadgroups within a dispatch.
@@ -473,7 +479,8 @@ class RaceDetector : public ExecutionObserver {
       // last one was a read, replaces the entry; a read after a write keeps it.
       bool replaces = write || !e.group || !e.write;
       bool keepsOthers = e.group && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
-      auto guard = inter_.locks.lock(inter_.shared, (reinterpret_cast<uintptr_t>(&e) / sizeof e));
+      // A stripe per 64 words (256 bytes of the buffer): a thread's next access is usually there.
+      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(&e) / (64 * sizeof e));
       if (!e.split && keepsOthers) split(shadow, r, word, e);
       if (e.split) {
         InterGroupEntry* bytes = shadow.bytes.data();
