@@ -106,7 +106,8 @@ struct Schedule {
 // How to run a dispatch beyond its geometry.
 struct DispatchOptions {
   double timeoutSeconds = 60;
-  unsigned workers = 0;  // 0: one per core
+  unsigned workers = 0;  // threads running threadgroups at once; 0: one per core (one when races or
+                        // uninit are checked, so that reports name the same threads every run)
   CheckSet checks;       // default: bounds, sync
   Schedule schedule;
   std::string watch;      // `--watch` element, printed through `log`
