@@ -406,6 +406,7 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   try {
     DispatchOptions options;
     options.timeoutSeconds = call.timeoutSeconds;
+    options.workers = call.workers;
     options.checks = call.checks;
     result = launch.run(DispatchMode::Threads, grid, threadgroup, options);
   } catch (const Error& e) {

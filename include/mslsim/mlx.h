@@ -84,6 +84,7 @@ struct Call {
   std::optional<double> initValue;
   bool verbose = false;
   double timeoutSeconds = 60;
+  unsigned workers = 0;  // as DispatchOptions::workers
   CheckSet checks;  // default: bounds and sync
 };
 

@@ -79,7 +79,9 @@ RuntimeError) with a report: out-of-bounds accesses, barrier divergence, faults,
 
 The simulator is synchronous: the call returns computed numpy arrays (MLX's lazy evaluation and
 ``mx.eval`` are not needed). The GIL is released while a kernel runs; kernels run one at a time.
-``mslsim.timeout_seconds`` (default 60) bounds one kernel run.
+``mslsim.timeout_seconds`` (default 60) bounds one kernel run. ``mslsim.workers`` (default 0: one
+per core, and one when races or uninitialised reads are checked, so that reports name the same
+threads every run) is how many threads run threadgroups at once.
 
 Checks (mslsim's addition; see docs/checks.md): which checks run is, in order of precedence, the
 call's ``check=`` keyword, the innermost ``with mslsim.checks("..."):`` block, the environment
@@ -107,10 +109,11 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "complex64",
     "bfloat16_array", "to_bfloat16",
     "Device", "DeviceType", "Stream", "cpu", "gpu", "default_device", "default_stream",
-    "new_stream", "timeout_seconds", "checks",
+    "new_stream", "timeout_seconds", "workers", "checks",
 ]
 
 timeout_seconds = 60.0
+workers = 0
 
 _checks_stack = []
 
@@ -131,6 +134,13 @@ def _active_checks(explicit):
     if _checks_stack:
         return _checks_stack[-1]
     return _os.environ.get("MSLSIM_CHECK", "bounds,sync")
+
+
+def _workers():
+    n = int(workers)
+    if not 0 <= n <= 1024:
+        raise ValueError(f"mslsim.workers must be 0 (mslsim's default) to 1024, not {workers!r}")
+    return n
 
 _INT32_MIN, _INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 _INT64_MIN, _INT64_MAX = -(2 ** 63), 2 ** 63 - 1
@@ -373,7 +383,7 @@ class MetalKernel:
         template_args = _template(template)
         results = self._kernel.call(converted, shapes, dtypes, grid, threadgroup, template_args,
                                     init_value, bool(verbose), cpu_stream, float(timeout_seconds),
-                                    _active_checks(check))
+                                    _active_checks(check), _workers())
         del converted  # the inputs (and any copies) stay alive until the kernel has run
         return [bfloat16_array(a) if name == "bfloat16" else a for name, a in results]
 

@@ -121,7 +121,7 @@ class PyMetalKernel {
                 std::array<int64_t, 3> threadgroup,
                 const std::vector<std::tuple<std::string, std::string, py::object>>& templateArgs,
                 std::optional<double> initValue, bool verbose, bool cpuStream,
-                double timeoutSeconds, const std::string& checks) const {
+                double timeoutSeconds, const std::string& checks, unsigned workers) const {
     mx::Call call;
     try {
       call.checks = mslsim::parseCheckList(checks);
@@ -144,6 +144,7 @@ class PyMetalKernel {
     call.initValue = initValue;
     call.verbose = false;  // printed here, through sys.stdout, so Python-side capture sees it
     call.timeoutSeconds = timeoutSeconds;
+    call.workers = workers;
 
     mx::GeneratedKernel generated = kernel_.generate(call);  // the size checks
     if (cpuStream) throw mx::ValueError("[metal_kernel] Only supports the GPU.");
@@ -227,7 +228,7 @@ PYBIND11_MODULE(_mslsim, m) {
       .def("call", &PyMetalKernel::call, py::arg("inputs"), py::arg("output_shapes"),
            py::arg("output_dtypes"), py::arg("grid"), py::arg("threadgroup"), py::arg("template"),
            py::arg("init_value"), py::arg("verbose"), py::arg("cpu_stream"),
-           py::arg("timeout_seconds"), py::arg("checks"))
+           py::arg("timeout_seconds"), py::arg("checks"), py::arg("workers"))
       .def_property_readonly("name", [](const PyMetalKernel& k) { return k.spec().name; })
       .def_property_readonly("input_names", [](const PyMetalKernel& k) { return k.spec().inputNames; })
       .def_property_readonly("output_names", [](const PyMetalKernel& k) { return k.spec().outputNames; })

@@ -41,6 +41,21 @@ def test_assert_kernel_allclose_runs_every_check():
         assert_kernel_allclose(RACY, a, **call(a))
 
 
+def test_checks_on_several_workers_find_the_same_races(monkeypatch):
+    a = np.arange(4096, dtype=np.float32)
+    monkeypatch.setattr(mslsim, "workers", 2)  # threadgroups on two threads, sharing the checkers' state
+    (out,) = assert_kernel_allclose(DOUBLE, a * 2, **call(a))
+    np.testing.assert_array_equal(out, a * 2)
+    with pytest.raises(mslsim.KernelError, match="data-race"):
+        RACY(check="races", **call(a))
+
+
+def test_workers_out_of_range_is_a_value_error(monkeypatch):
+    monkeypatch.setattr(mslsim, "workers", 5000)
+    with pytest.raises(ValueError, match="mslsim.workers"):
+        DOUBLE(**call(np.arange(64, dtype=np.float32)))
+
+
 def test_checks_from_the_environment(monkeypatch):
     a = np.arange(100, dtype=np.float32)
     RACY(**call(a))  # default checks (bounds, sync) do not look for races
