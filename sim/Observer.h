@@ -84,8 +84,8 @@ struct DispatchFacts {
   void resolveSiteAllocations();
 };
 
-// Who may read a word of threadgroup memory without the observers being told (see
-// hook::AccessFilterSite): nobody, the threads of one SIMD-group, or every thread.
+// Who may read a word of threadgroup memory without the observers being told (the executor's
+// settled reads, docs/checks.md): nobody, the threads of one SIMD-group, or every thread.
 struct SettledReads {
   enum Who : uint8_t { Nobody, Simdgroup, Everyone } who = Nobody;
   uint32_t simdgroup = 0;
