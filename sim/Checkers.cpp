@@ -100,7 +100,7 @@ class BoundsChecker : public ExecutionObserver {
  public:
   explicit BoundsChecker(const DispatchFacts& facts) : facts_(facts) {}
   bool needsEveryAccess() const override { return false; }
-  // Settled reads are inside their site's allocation (AccessFilterSite::settledBegin).
+  // The executor settles only reads inside their site's allocation (ThreadgroupScheduler::readSettled).
   SettledReads threadgroupReadsSettled(uint64_t) const override { return {SettledReads::Everyone}; }
 
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
