@@ -475,12 +475,13 @@ class RaceDetector : public ExecutionObserver {
       uint64_t lo = std::max(begin, word * 4), hi = std::min(end, word * 4 + 4);
       uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - word * 4));
       InterGroupWord& e = shadow.words.data()[word];
+      // Locked before the entry is read. A stripe per 64 words (256 bytes of the buffer): a
+      // thread's next access is usually there.
+      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(&e) / (64 * sizeof e));
       // The per-byte rule: a write, or an access to bytes nobody accessed, or any access where the
       // last one was a read, replaces the entry; a read after a write keeps it.
       bool replaces = write || !e.group || !e.write;
       bool keepsOthers = e.group && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
-      // A stripe per 64 words (256 bytes of the buffer): a thread's next access is usually there.
-      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(&e) / (64 * sizeof e));
       if (!e.split && keepsOthers) split(shadow, r, word, e);
       if (e.split) {
         InterGroupEntry* bytes = shadow.bytes.data();
