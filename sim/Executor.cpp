@@ -256,8 +256,12 @@ class ThreadgroupScheduler {
   void run(Size3 group);
 
   // Hook entry points, called on the current fiber.
-  void threadgroupBarrier(unsigned flags, CallSite site);
-  unsigned simdExchange(const void* value, void* lanes, unsigned size, CallSite site);
+  // The call site as three values, not a CallSite: built by the hook and copied whole, it was
+  // stored to the stack in parts and read back as one 16-byte value, and the failed store
+  // forwarding took a sixth of a checked tree reduction's time.
+  void threadgroupBarrier(unsigned flags, const char* file, unsigned line, unsigned column);
+  unsigned simdExchange(const void* value, void* lanes, unsigned size, const char* file, unsigned line,
+                        unsigned column);  // the call site as three values, as for threadgroupBarrier
   // Called by the hooks first: in region mode, the thread the JIT'd loop says is running.
   ThreadgroupScheduler* enter() {
     if (regionMode_) current_ = &threads_[regionThread_];
@@ -1014,28 +1018,36 @@ void ThreadgroupScheduler::abortCurrentThread(CallSite loop) {
   __builtin_unreachable();
 }
 
-void ThreadgroupScheduler::threadgroupBarrier(unsigned flags, CallSite site) {
+void ThreadgroupScheduler::threadgroupBarrier(unsigned flags, const char* file, unsigned line, unsigned column) {
   if (scheduling_ == ThreadScheduling::Sequential || !current_) return;
-  current_->site = site;
+  CallSite& site = current_->site;
+  site.file = file;
+  site.line = line;
+  site.column = column;
   current_->flags = flags;
   if (atBarrier_++ == 0) {
-    barrierSite_ = site;
+    barrierSite_.file = file;
+    barrierSite_.line = line;
+    barrierSite_.column = column;
     barrierFlags_ = 0;
-  } else if (!(site == barrierSite_)) {
+  } else if (!(file == barrierSite_.file && line == barrierSite_.line && column == barrierSite_.column) &&
+             !(site == barrierSite_)) {  // compared from the arguments first, for the same reason
     barrierSitesDiffer_ = true;
   }
   barrierFlags_ |= flags;
   block(ThreadState::AtThreadgroupBarrier);
 }
 
-unsigned ThreadgroupScheduler::simdExchange(const void* value, void* lanes, unsigned size,
-                                            CallSite site) {
+unsigned ThreadgroupScheduler::simdExchange(const void* value, void* lanes, unsigned size, const char* file,
+                                            unsigned line, unsigned column) {
   if (scheduling_ == ThreadScheduling::Sequential || !current_) {  // not reachable when the kernel was classified correctly
     if (size) std::memcpy(static_cast<char*>(lanes) + lane() * size, value, size);
     return 1u << lane();
   }
   SimThread* t = current_;
-  t->site = site;
+  t->site.file = file;
+  t->site.line = line;
+  t->site.column = column;
   // A copy: a suspended coroutine's temporaries are gone (its lanes buffer, read after the
   // resume, lives in its frame).
   t->contribution.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
@@ -1418,14 +1430,14 @@ DispatchResult dispatch(const DispatchRequest& request) {
 
 extern "C" {
 void __mslsim_threadgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column) {
-  if (tCurrent) tCurrent->enter()->threadgroupBarrier(flags, {file, line, column});
+  if (tCurrent) tCurrent->enter()->threadgroupBarrier(flags, file, line, column);
 }
 void __mslsim_simdgroup_barrier(unsigned flags, const char* file, unsigned line, unsigned column) {
-  if (tCurrent) tCurrent->enter()->simdExchange(nullptr, nullptr, 0, {file, line, column});
+  if (tCurrent) tCurrent->enter()->simdExchange(nullptr, nullptr, 0, file, line, column);
 }
 unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, const char* file,
                                 unsigned line, unsigned column) {
-  return tCurrent ? tCurrent->enter()->simdExchange(value, lanes, size, {file, line, column}) : 1u;
+  return tCurrent ? tCurrent->enter()->simdExchange(value, lanes, size, file, line, column) : 1u;
 }
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->enter()->lane() : 0; }
 unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->enter()->simdResult() : 0; }
