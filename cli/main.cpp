@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fnmatch.h>
 #include <map>
 
 #include "MlxSpecFile.h"
@@ -142,6 +143,7 @@ int runCommand(const RunOptions& o) {
     throw Error("run " + o.file + ": --kernel, --grid and --threadgroup are required for a .metal file");
   CompileOptions options{o.includes, o.defines, false, {}};
   options.functionConstants = parseConstants(o.constants);
+  options.kernels = std::vector<std::string>{o.kernel};  // code for this kernel only
   CheckSet checks = parseCheckList(o.checks);
   checks.reportUniformWrites = o.reportUniformWrites;
   DispatchOptions dispatchOptions;
@@ -222,61 +224,92 @@ const char* spaceName(AddressSpace s) {
   return "?";
 }
 
+void printKernel(const KernelInfo& info, const ExecutableKernel* generated) {
+  fmt::print("kernel {}  ({}:{}:{})\n", info.name, info.location.file, info.location.line, info.location.column);
+  if (info.maxTotalThreadsPerThreadgroup)
+    fmt::print("  max_total_threads_per_threadgroup: {}\n", info.maxTotalThreadsPerThreadgroup);
+  for (auto& a : info.arguments) {
+    std::string binding, role;
+    switch (a.role) {
+      case ArgumentRole::Buffer:
+        binding = fmt::format("buffer({}){}", a.binding, a.explicitBinding ? "" : " implicit");
+        role = a.isConst ? "input" : "input/output";
+        if (!a.functionConstant.empty())
+          role += a.enabled ? fmt::format(", enabled by {}", a.functionConstant)
+                            : fmt::format(", absent: {} is false (need not be bound)", a.functionConstant);
+        break;
+      case ArgumentRole::ThreadgroupMemory:
+        binding = fmt::format("threadgroup({})", a.binding);
+        role = "threadgroup memory, sized at dispatch";
+        break;
+      case ArgumentRole::Builtin:
+        binding = builtinName(a.builtin);
+        role = "built-in";
+        break;
+    }
+    std::string size = a.role == ArgumentRole::Builtin
+                           ? fmt::format("{} bytes", a.components * a.componentSize)
+                       : a.pointeeSize ? fmt::format("element {} bytes", a.pointeeSize)
+                                       : std::string("element size unknown");
+    fmt::print("  {:<32} {:<12} {:<11} {:<28} {}; {}\n", binding, a.name, spaceName(a.space),
+               a.typeSpelling, size, role);
+  }
+  if (generated && generated->staticThreadgroupBytes)
+    fmt::print("  threadgroup variables: {} bytes\n", generated->staticThreadgroupBytes);
+}
+
+// `mslsim compile`: parses and checks the whole file and lists its kernels and function constants
+// without generating code (a library of thousands of kernels lists in seconds). With --kernel,
+// only the matching kernels are listed, and they are compiled to native code too.
 int compileCommand(const std::string& file, const std::vector<std::string>& includes,
                    const std::vector<std::string>& defines, const std::vector<std::string>& constants,
-                   bool emitLlvm) {
+                   const std::vector<std::string>& patterns, const std::string& checks, bool emitLlvm) {
   CompileOptions options{includes, defines, false, {}};
   options.functionConstants = parseConstants(constants);
+  std::string source = readSourceFile(file);
+  auto matches = [&](const std::string& name) {
+    if (patterns.empty()) return true;
+    for (auto& p : patterns)
+      if (fnmatch(p.c_str(), name.c_str(), 0) == 0) return true;
+    return false;
+  };
+  CompileOptions listing = options;
+  listing.kernels = std::vector<std::string>{};
+  if (emitLlvm) listing.kernels.reset();
+  CompileResult r = compileMsl(file, source, listing);
+  for (auto& d : r.diagnostics) fmt::print(stderr, "{}\n", formatDiagnostic(d));
+  if (!r.ok) return kExitUsage;
   if (emitLlvm) {
-    std::string source;
-    {
-      std::FILE* f = std::fopen(file.c_str(), "rb");
-      if (!f) throw Error(file + ": cannot open file");
-      char buf[65536];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) source.append(buf, n);
-      std::fclose(f);
-    }
-    CompileResult r = compileMsl(file, source, options);
-    for (auto& d : r.diagnostics) fmt::print(stderr, "{}\n", formatDiagnostic(d));
-    if (!r.ok) return kExitUsage;
     fmt::print("{}", printModule(r.program));
     return 0;
   }
-  auto program = Program::compileFile(file, options);
-  printWarnings(*program);
-  for (auto& k : program->kernels()) {
-    fmt::print("kernel {}  ({}:{}:{})\n", k.info.name, k.info.location.file, k.info.location.line,
-               k.info.location.column);
-    for (auto& a : k.info.arguments) {
-      std::string binding, role;
-      switch (a.role) {
-        case ArgumentRole::Buffer:
-          binding = fmt::format("buffer({}){}", a.binding, a.explicitBinding ? "" : " implicit");
-          role = a.isConst ? "input" : "input/output";
-          if (!a.functionConstant.empty())
-            role += a.enabled ? fmt::format(", enabled by {}", a.functionConstant)
-                              : fmt::format(", absent: {} is false (need not be bound)", a.functionConstant);
-          break;
-        case ArgumentRole::ThreadgroupMemory:
-          binding = fmt::format("threadgroup({})", a.binding);
-          role = "threadgroup memory, sized at dispatch";
-          break;
-        case ArgumentRole::Builtin:
-          binding = builtinName(a.builtin);
-          role = "built-in";
-          break;
-      }
-      std::string size = a.role == ArgumentRole::Builtin
-                             ? fmt::format("{} bytes", a.components * a.componentSize)
-                         : a.pointeeSize ? fmt::format("element {} bytes", a.pointeeSize)
-                                         : std::string("element size unknown");
-      fmt::print("  {:<32} {:<12} {:<11} {:<28} {}; {}\n", binding, a.name, spaceName(a.space),
-                 a.typeSpelling, size, role);
+  std::vector<const KernelInfo*> chosen;
+  for (auto& k : r.declaredKernels)
+    if (matches(k.name)) chosen.push_back(&k);
+  if (!patterns.empty() && chosen.empty())
+    throw Error(file + ": no kernel matches --kernel " + patterns.front() + " (of " +
+                std::to_string(r.declaredKernels.size()) + " kernels)");
+  std::shared_ptr<const Program> program;
+  if (!patterns.empty()) {
+    // Every kernel chosen: one entry for the whole file, which later runs of any kernel use.
+    if (chosen.size() < r.declaredKernels.size()) {
+      options.kernels = std::vector<std::string>{};
+      for (auto* k : chosen) options.kernels->push_back(k->name);
     }
-    if (k.staticThreadgroupBytes)
-      fmt::print("  threadgroup variables: {} bytes\n", k.staticThreadgroupBytes);
+    program = Program::compileSource(file, source, options, parseCheckList(checks).needsInstrumentation());
   }
+  for (auto* k : chosen) printKernel(*k, program ? &program->kernel(k->name) : nullptr);
+  if (!r.functionConstants.empty()) {
+    fmt::print("function constants ({}; set with --constant INDEX=VALUE):\n", r.functionConstants.size());
+    for (auto& c : r.functionConstants) {
+      auto set = options.functionConstants.find(c.index);
+      fmt::print("  {:<6} {:<32} {:<8} {}\n", c.index, c.name, c.type,
+                 set == options.functionConstants.end() ? std::string("not set")
+                                                        : fmt::format("= {}", set->second));
+    }
+  }
+  if (patterns.empty() && r.declaredKernels.size() > 1)
+    fmt::print("{} kernels\n", r.declaredKernels.size());
   return 0;
 }
 
@@ -349,6 +382,13 @@ int main(int argc, char** argv) {
   compileCmd->add_option("-I", compileIncludes, "add an include directory");
   compileCmd->add_option("-D", compileDefines, "define a macro NAME[=VALUE]");
   compileCmd->add_option("--constant", compileConstants, "N=VALUE: the value of [[function_constant(N)]]");
+  std::vector<std::string> compileKernels;
+  compileCmd->add_option("--kernel", compileKernels,
+                         "list only kernels whose name matches (a name or a glob such as 'vv_Add*'); they are "
+                         "compiled to native code too");
+  std::string compileChecks = "bounds,sync";
+  compileCmd->add_option("--check", compileChecks,
+                         "with --kernel: build the code `run --check` with these checks uses (default bounds,sync)");
   compileCmd->add_flag("--emit-llvm", emitLlvm, "print the LLVM IR the front end produces");
 
   std::vector<std::string> cases;
@@ -370,7 +410,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*runCmd) return runCommand(run);
-    if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, emitLlvm);
+    if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, compileKernels, compileChecks, emitLlvm);
     if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule, suiteWorkers);
   } catch (const CompileFailed& e) {
     for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));

@@ -78,6 +78,23 @@ std::string printModule(const CompiledProgram& program) {
   return out.str();
 }
 
+std::string describeOptions(const CompileOptions& options) {
+  std::string text = std::string(options.fastMath ? "fast" : "safe") + (options.lineTables ? "+lines" : "");
+  for (auto& i : options.includeDirs) text += std::string("\0I", 2) + i;
+  for (auto& d : options.defines) text += std::string("\0D", 2) + d;
+  for (auto& h : options.preincludes) text += std::string("\0P", 2) + h;
+  for (auto& [n, v] : options.functionConstants) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%u=%.17g", n, v);
+    text += std::string("\0F", 2) + value;
+  }
+  if (options.kernels) {
+    text += std::string("\0K", 2);
+    for (auto& k : *options.kernels) text += k + '\1';
+  }
+  return text;
+}
+
 std::string frontendFingerprint() {
   uint64_t h = 1469598103934665603ull;
   auto mix = [&](const char* text) {
@@ -259,8 +276,9 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
 enum class ArgKind { None, Integer, String };
 
 std::string annotationFor(clang::Sema& sema, const clang::ParsedAttr& attr, const char* name,
-                          ArgKind kind, bool& ok) {
+                          ArgKind kind, bool& ok, clang::Expr*& dependent) {
   ok = true;
+  dependent = nullptr;
   std::string text = std::string("msl_") + name;
   if (kind == ArgKind::None) return text;
   if (attr.getNumArgs() != 1 || !attr.isArgExpr(0)) {
@@ -277,7 +295,9 @@ std::string annotationFor(clang::Sema& sema, const clang::ParsedAttr& attr, cons
     return text + ":" + s->getString().str();
   }
   if (e->isValueDependent()) {
-    ok = false;
+    // `max_total_threads_per_threadgroup(BM * BN * 32)` in a template: the expression rides on the
+    // annotation, Clang instantiates it with the template, and annotation() evaluates it then.
+    dependent = e;
     return text;
   }
   auto value = e->getIntegerConstantExpr(sema.Context);
@@ -319,7 +339,8 @@ clang::ParsedAttrInfo::AttrHandling handle(clang::Sema& sema, clang::Decl* decl,
                                            const clang::ParsedAttr& attr, const char* name,
                                            ArgKind kind) {
   bool ok;
-  std::string annotation = annotationFor(sema, attr, name, kind, ok);
+  clang::Expr* dependent;
+  std::string annotation = annotationFor(sema, attr, name, kind, ok, dependent);
   if (!ok) {
     unsigned id = sema.getDiagnostics().getCustomDiagID(clang::DiagnosticsEngine::Error,
                                                         "attribute '%0' takes %1");
@@ -339,8 +360,9 @@ clang::ParsedAttrInfo::AttrHandling handle(clang::Sema& sema, clang::Decl* decl,
         var->setStorageClass(clang::SC_Static);
     }
   }
-  decl->addAttr(clang::AnnotateAttr::Create(sema.Context, annotation, nullptr, 0, attr.getRange(),
-                                            clang::AttributeCommonInfo::AS_GNU));
+  clang::Expr* args[1] = {dependent};
+  decl->addAttr(clang::AnnotateAttr::Create(sema.Context, annotation, args, dependent ? 1 : 0,
+                                            attr.getRange(), clang::AttributeCommonInfo::AS_GNU));
   return clang::ParsedAttrInfo::AttributeApplied;
 }
 
@@ -355,12 +377,21 @@ MSLSIM_ATTRIBUTE(7, function_constant, ArgKind::Integer)
 MSLSIM_ATTRIBUTE(8, enabled_by, ArgKind::Integer)
 #undef MSLSIM_ATTRIBUTE
 
-// Returns the argument of annotation "msl_<name>[:arg]" on `decl`, if present.
+// Returns the argument of annotation "msl_<name>[:arg]" on `decl`, if present. An argument that
+// depended on template parameters is the annotation's expression, evaluated in the instantiation.
 std::optional<std::string> annotation(const clang::Decl* decl, llvm::StringRef name) {
   for (auto* a : decl->specific_attrs<clang::AnnotateAttr>()) {
     llvm::StringRef text = a->getAnnotation();
     if (!text.consume_front("msl_") || !text.startswith(name)) continue;
     text = text.drop_front(name.size());
+    if (text.empty() && a->args_size() == 1) {
+      const clang::Expr* e = *a->args_begin();
+      if (e->isValueDependent()) continue;
+      clang::Expr::EvalResult value;
+      if (e->EvaluateAsInt(value, decl->getASTContext()) && !value.Val.getInt().isNegative())
+        return std::to_string(value.Val.getInt().getZExtValue());
+      continue;
+    }
     if (text.empty()) return std::string();
     if (text.consume_front(":")) return text.str();
   }
@@ -370,30 +401,80 @@ std::optional<std::string> annotation(const clang::Decl* decl, llvm::StringRef n
 // ---------------------------------------------------------------------------------------------
 // Kernels: description and trampoline.
 
+// The name the host uses for a kernel function (its [[host_name]], else its qualified name), or
+// nothing if `fn` is not an addressable kernel: not a kernel, a template pattern (its
+// instantiations are the kernels) or an instantiation without a [[host_name]].
+std::optional<std::string> kernelHostName(const clang::FunctionDecl* fn) {
+  if (!annotation(fn, "kernel") || !fn->doesThisDeclarationHaveABody()) return std::nullopt;
+  if (fn->isDependentContext()) return std::nullopt;
+  if (auto host = annotation(fn, "host_name")) return *host;
+  if (fn->isTemplateInstantiation()) return std::nullopt;
+  // A kernel in a namespace is `ns::name` to the host, as in Metal's API.
+  std::string name = fn->getQualifiedNameAsString();
+  for (size_t at; (at = name.find("(anonymous namespace)::")) != std::string::npos;)
+    name.erase(at, std::strlen("(anonymous namespace)::"));
+  return name;
+}
+
+// Stands between the parser and Clang's code generator when only some kernels are wanted: the
+// other kernels never reach code generation, and neither does anything only they use (templates
+// and inline functions are generated on first use). A library of thousands of kernels then costs
+// its parse plus the code of the kernels a run dispatches.
+class KernelCodeFilter : public clang::MultiplexConsumer {
+ public:
+  KernelCodeFilter(std::unique_ptr<clang::ASTConsumer> codegen, std::set<std::string> wanted)
+      : MultiplexConsumer(one(std::move(codegen))), wanted_(std::move(wanted)) {}
+
+  bool HandleTopLevelDecl(clang::DeclGroupRef group) override {
+    llvm::SmallVector<clang::Decl*, 4> kept;
+    for (clang::Decl* d : group) {
+      auto* fn = llvm::dyn_cast<clang::FunctionDecl>(d);
+      std::optional<std::string> name = fn ? kernelHostName(fn) : std::nullopt;
+      if (!name || wanted_.count(*name)) kept.push_back(d);
+    }
+    if (kept.empty()) return true;
+    return MultiplexConsumer::HandleTopLevelDecl(
+        clang::DeclGroupRef::Create(kept.front()->getASTContext(), kept.data(), unsigned(kept.size())));
+  }
+
+ private:
+  static std::vector<std::unique_ptr<clang::ASTConsumer>> one(std::unique_ptr<clang::ASTConsumer> c) {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> v;
+    v.push_back(std::move(c));
+    return v;
+  }
+  std::set<std::string> wanted_;
+};
+
 class KernelCollector : public clang::ASTConsumer,
                         public clang::RecursiveASTVisitor<KernelCollector> {
  public:
+  // `codegen` receives a trampoline for each kernel in `generate` (every kernel when it is
+  // nullopt); null when nothing is generated.
   KernelCollector(clang::CompilerInstance& ci, clang::ASTConsumer* codegen,
-                  CollectingDiagnostics& diags, std::vector<KernelInfo>& kernels)
-      : ci_(ci), codegen_(codegen), diags_(diags), kernels_(kernels) {}
+                  std::optional<std::set<std::string>> generate, CollectingDiagnostics& diags,
+                  CompileResult& result)
+      : ci_(ci), codegen_(codegen), generate_(std::move(generate)), diags_(diags), result_(result) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   bool VisitFunctionDecl(clang::FunctionDecl* fn) {
-    if (!annotation(fn, "kernel") || !fn->doesThisDeclarationHaveABody()) return true;
-    if (fn->isDependentContext()) return true;  // a template pattern: its instantiations are kernels
-    std::string name;
-    if (auto host = annotation(fn, "host_name")) {
-      name = *host;
-    } else if (fn->isTemplateInstantiation()) {
-      return true;  // only [[host_name]] instantiations are addressable kernels
-    } else {
-      // A kernel in a namespace is `ns::name` to the host, as in Metal's API.
-      name = fn->getQualifiedNameAsString();
-      for (size_t at; (at = name.find("(anonymous namespace)::")) != std::string::npos;)
-        name.erase(at, std::strlen("(anonymous namespace)::"));
-    }
-    if (seen_.insert(name).second) candidates_.push_back({fn, name});
+    std::optional<std::string> name = kernelHostName(fn);
+    if (name && seen_.insert(*name).second) candidates_.push_back({fn, *name});
+    return true;
+  }
+
+  // `constant T name [[function_constant(n)]]`: listed for the host, which specialises them.
+  bool VisitVarDecl(clang::VarDecl* var) {
+    auto index = annotation(var, "function_constant");
+    if (!index || index->empty()) return true;
+    clang::PrintingPolicy policy(var->getASTContext().getLangOpts());
+    FunctionConstantInfo c;
+    c.name = var->getNameAsString();
+    c.index = unsigned(std::stoul(*index));
+    c.type = var->getType().getUnqualifiedType().getAsString(policy);
+    c.location = position(var->getLocation());
+    result_.functionConstants.push_back(std::move(c));
     return true;
   }
 
@@ -404,10 +485,12 @@ class KernelCollector : public clang::ASTConsumer,
     // reaches through the template's specialisations; nothing else to find.
     for (auto& [fn, name] : candidates_) {
       KernelInfo info;
-      if (describe(ctx, fn, name, info)) {
+      if (!describe(ctx, fn, name, info)) continue;
+      result_.declaredKernels.push_back(info);
+      if (codegen_ && (!generate_ || generate_->count(name))) {
         clang::FunctionDecl* entry = makeTrampoline(ctx, fn, info.entrySymbol);
         codegen_->HandleTopLevelDecl(clang::DeclGroupRef(entry));
-        kernels_.push_back(std::move(info));
+        result_.program.kernels.push_back(std::move(info));
       }
     }
   }
@@ -582,7 +665,8 @@ class KernelCollector : public clang::ASTConsumer,
           a.pointeeSize = ctx.getTypeSizeInChars(pointee).getQuantity();
         bool tg = annotation(p, "threadgroup_memory").has_value();
         // As written, but with template parameters substituted: "const device float*".
-        const bool declaredConst = a.isConst;
+        // `constant` makes the pointee const in C++; the spelling keeps what the author wrote.
+        const bool declaredConst = hasWord(a.typeSpelling, "const");
         auto spelled = [&](const char* space) {
           return std::string(declaredConst ? "const " : "") + space + " " + a.pointeeType +
                  (a.isReference ? "&" : "*");
@@ -733,33 +817,59 @@ class KernelCollector : public clang::ASTConsumer,
 
   clang::CompilerInstance& ci_;
   clang::ASTConsumer* codegen_;
+  std::optional<std::set<std::string>> generate_;
   CollectingDiagnostics& diags_;
-  std::vector<KernelInfo>& kernels_;
+  CompileResult& result_;
   std::vector<std::pair<clang::FunctionDecl*, std::string>> candidates_;
   std::set<std::string> seen_;
   unsigned entryCount_ = 0;
 };
 
+std::optional<std::set<std::string>> wantedKernels(const CompileOptions& options) {
+  if (!options.kernels) return std::nullopt;
+  return std::set<std::string>(options.kernels->begin(), options.kernels->end());
+}
+
 class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
  public:
   MslCodeGenAction(llvm::LLVMContext* context, CollectingDiagnostics& diags,
-                   std::vector<KernelInfo>& kernels)
-      : EmitLLVMOnlyAction(context), diags_(diags), kernels_(kernels) {}
+                   const CompileOptions& options, CompileResult& result)
+      : EmitLLVMOnlyAction(context), diags_(diags), options_(options), result_(result) {}
 
  protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef file) override {
     auto codegen = EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
     if (!codegen) return nullptr;
+    clang::ASTConsumer* generator = codegen.get();
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
-    consumers.push_back(std::make_unique<KernelCollector>(ci, codegen.get(), diags_, kernels_));
-    consumers.push_back(std::move(codegen));
+    consumers.push_back(std::make_unique<KernelCollector>(ci, generator, wantedKernels(options_), diags_, result_));
+    if (auto wanted = wantedKernels(options_))
+      consumers.push_back(std::make_unique<KernelCodeFilter>(std::move(codegen), std::move(*wanted)));
+    else
+      consumers.push_back(std::move(codegen));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
  private:
   CollectingDiagnostics& diags_;
-  std::vector<KernelInfo>& kernels_;
+  const CompileOptions& options_;
+  CompileResult& result_;
+};
+
+// Parses and checks the file and describes its kernels and function constants; no code.
+class MslListingAction : public clang::ASTFrontendAction {
+ public:
+  MslListingAction(CollectingDiagnostics& diags, CompileResult& result) : diags_(diags), result_(result) {}
+
+ protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    return std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, result_);
+  }
+
+ private:
+  CollectingDiagnostics& diags_;
+  CompileResult& result_;
 };
 
 // The function constants of one compilation, as a header the rewritten declarations read.
@@ -834,6 +944,7 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       "-fno-strict-float-cast-overflow", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
       "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h",
       "-include", std::string(kHeaderRoot) + "/__mslsim/function_constants.h", "-Wno-ignored-attributes",
+      "-Wno-duplicate-decl-specifier",  // `const constant T&` is `const const T&` here
       "-ferror-limit", "20", "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",
       llvm::sys::path::filename(mainPath).str()};
   if (options.fastMath) {
@@ -872,21 +983,33 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
   ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
   if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
     return result;
+  // Again, now that the invocation holds the -W options and the error limit: the engine made
+  // before it had the defaults.
+  ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
   // MSL has no double: `1.0` is a float, as in OpenCL.
   ci.getInvocation().getLangOpts()->SinglePrecisionConstants = true;
   ci.createFileManager(fs);
   ci.createSourceManager(ci.getFileManager());
 
+  if (options.kernels && options.kernels->empty()) {
+    MslListingAction action(diagnostics, result);
+    bool executed = ci.ExecuteAction(action);
+    ci.getDiagnostics().getClient()->finish();
+    result.ok = executed && !ci.getDiagnostics().hasErrorOccurred();
+    result.program.sources = fs->index();
+    return result;
+  }
   auto context = std::make_unique<llvm::LLVMContext>();
-  std::vector<KernelInfo> kernels;
-  MslCodeGenAction action(context.get(), diagnostics, kernels);
+  MslCodeGenAction action(context.get(), diagnostics, options, result);
   bool executed = ci.ExecuteAction(action);
   ci.getDiagnostics().getClient()->finish();
   std::unique_ptr<llvm::Module> module = action.takeModule();
-  if (!executed || !module || ci.getDiagnostics().hasErrorOccurred()) return result;
+  if (!executed || !module || ci.getDiagnostics().hasErrorOccurred()) {
+    result.program.kernels.clear();
+    return result;
+  }
 
   result.ok = true;
-  result.program.kernels = std::move(kernels);
   result.program.module = std::move(module);
   result.program.context = std::move(context);
   result.program.sources = fs->index();

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,13 @@ struct CompileOptions {
   bool lineTables = false;
   // Values of `[[function_constant(n)]]` variables, by n (unset ones are zero and not defined).
   std::map<unsigned, double> functionConstants;
+  // Which kernels get code, by host name: every kernel when unset; an empty list parses, checks
+  // and describes the file without generating code (a listing).
+  std::optional<std::vector<std::string>> kernels;
 };
+
+// Everything in `options` that changes what compileMsl produces, as text: part of every cache key.
+std::string describeOptions(const CompileOptions& options);
 
 struct CompiledProgram {
   std::unique_ptr<llvm::LLVMContext> context;
@@ -47,8 +54,10 @@ struct CompiledProgram {
 
 struct CompileResult {
   bool ok = false;
-  CompiledProgram program;              // valid when ok
+  CompiledProgram program;              // valid when ok; its kernels are those that got code
   std::vector<Diagnostic> diagnostics;  // errors (when !ok), warnings and notes
+  std::vector<KernelInfo> declaredKernels;  // every kernel of the file, with or without code
+  std::vector<FunctionConstantInfo> functionConstants;
 };
 
 // Compiles `source` as if it were the contents of the file `path` (used for diagnostics and for

@@ -327,9 +327,12 @@ class Rewriter {
       }
       if (a.name == "function_constant") {
         std::string index = a.args.size() > 2 ? a.args.substr(1, a.args.size() - 2) : "";
-        bool numeric = !index.empty() && index.find_first_not_of("0123456789 ") == std::string::npos;
-        if (numeric) {
-          functionConstant = index;
+        // Outside parentheses and functions it declares a program-scope constant whose index is
+        // an integer constant expression (ggml: `FC_UNARY + 0`); in a parameter list it names the
+        // bool constant that enables the argument.
+        bool programScope = parenDepth_ == 0 && !scopes_.back().inFunction && !inDirective_;
+        if (programScope && !index.empty()) {
+          functionConstant = "(" + index + ")";
         } else {
           // An argument that exists only when the function constant `index` is true: the front
           // end records the constant's name and value (parenthesised: an expression to Clang).
@@ -348,9 +351,14 @@ class Rewriter {
                                 : "msl_" + a.name + args;
       gnu += (gnu.empty() ? "" : ", ") + spelled;
     }
+    if (!functionConstant.empty())
+      gnu += (gnu.empty() ? "" : ", ") + ("msl_function_constant(" + functionConstant + ")");
     std::string replacement;
+    // `tgpig[[threadgroup_position_in_grid]]`, glued to the name as ggml writes it, must not become
+    // one identifier `tgpig__attribute__`.
+    if (!out_.text.empty() && isIdentChar(out_.text.back())) replacement += " ";
     if (!standard.empty()) replacement += "[[" + standard + "]]";
-    if (!gnu.empty()) replacement += (replacement.empty() ? "" : " ") + ("__attribute__((" + gnu + "))");
+    if (!gnu.empty()) replacement += (standard.empty() ? "" : " ") + ("__attribute__((" + gnu + "))");
     if (!functionConstant.empty()) {
       // `constant T name [[function_constant(N)]];` becomes a constexpr variable whose value is
       // the one given at compile time (zero when none is), plus the flag

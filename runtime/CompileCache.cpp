@@ -105,16 +105,8 @@ std::string buildIdentity() {
 std::string CompileCache::key(const std::string& path, const std::string& source, const CompileOptions& options,
                               bool checked, const std::string& fingerprint) {
   static const std::string build = buildIdentity();
-  std::string text = build + '\0' + fingerprint + '\0' + path + '\0' + source + '\0' + (options.fastMath ? "fast" : "safe") +
-                     (options.lineTables ? "lines" : "") + (checked ? "checked" : "unchecked");
-  for (auto& i : options.includeDirs) text += std::string("\0I", 2) + i;
-  for (auto& d : options.defines) text += std::string("\0D", 2) + d;
-  for (auto& h : options.preincludes) text += std::string("\0P", 2) + h;
-  for (auto& [n, v] : options.functionConstants) {
-    char value[64];
-    std::snprintf(value, sizeof value, "%u=%.17g", n, v);
-    text += std::string("\0F", 2) + value;
-  }
+  std::string text = build + '\0' + fingerprint + '\0' + path + '\0' + source + '\0' + describeOptions(options) +
+                     (checked ? "checked" : "unchecked");
   return hashText(text);
 }
 

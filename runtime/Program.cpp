@@ -1,5 +1,6 @@
 #include "Program.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <chrono>
@@ -25,15 +26,15 @@ std::string joinDiagnostics(const std::string& path, const std::vector<Diagnosti
   return text.empty() ? path + ": compilation failed" : text;
 }
 
-std::string readFile(const std::string& path) {
+}  // namespace
+
+std::string readSourceFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open file");
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-
-}  // namespace
 
 CompileFailed::CompileFailed(std::string path, std::vector<Diagnostic> diagnostics)
     : Error(joinDiagnostics(path, diagnostics)), diagnostics_(std::move(diagnostics)) {}
@@ -82,7 +83,7 @@ Schedule parseSchedule(const std::string& text) {
 
 std::shared_ptr<const Program> Program::compileFile(const std::string& path,
                                                     const CompileOptions& options, bool checked) {
-  return compileSource(path, readFile(path), options, checked);
+  return compileSource(path, readSourceFile(path), options, checked);
 }
 
 std::shared_ptr<const Program> Program::compileSource(const std::string& path,
@@ -93,16 +94,7 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   // Compilation is cached for the life of the process, keyed by everything that affects it.
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Program>> cache;
-  std::string key = path + '\0' + source + '\0' + (options.fastMath ? "fast" : "safe");
-  for (auto& i : options.includeDirs) key += std::string("\0I", 2) + i;
-  for (auto& d : options.defines) key += std::string("\0D", 2) + d;
-  for (auto& h : options.preincludes) key += std::string("\0P", 2) + h;
-  for (auto& [n, v] : options.functionConstants) {
-    char value[64];
-    std::snprintf(value, sizeof value, "%u=%.17g", n, v);
-    key += std::string("\0F", 2) + value;
-  }
-  key += checked ? "\1checked" : "\1fast";
+  std::string key = path + '\0' + source + '\0' + describeOptions(options) + (checked ? "\1checked" : "\1fast");
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
 
@@ -110,12 +102,28 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   auto program = std::make_shared<Program>();
   program->path_ = path;
   program->source_ = source;
+  program->options_ = options;
+  program->checked_ = checked;
   CompileCache& disk = CompileCache::instance();
   std::string diskKey = disk.enabled() ? CompileCache::key(path, source, options, checked, frontendFingerprint()) : "";
-  if (disk.enabled())
-    if (std::optional<CachedCompilation> cached = disk.load(diskKey, path)) {
+  // A run of some kernels is served by their own entry, or by one that holds every kernel of the
+  // file (what `mslsim compile --kernel '*'` stores).
+  std::vector<std::string> diskKeys = {diskKey};
+  if (disk.enabled() && options.kernels) {
+    CompileOptions everything = options;
+    everything.kernels.reset();
+    diskKeys.push_back(CompileCache::key(path, source, everything, checked, frontendFingerprint()));
+  }
+  auto holdsWanted = [&](const std::vector<ExecutableKernel>& kernels) {
+    if (!options.kernels) return true;
+    for (auto& name : *options.kernels)
+      if (std::none_of(kernels.begin(), kernels.end(), [&](auto& k) { return k.info.name == name; })) return false;
+    return true;
+  };
+  for (auto& key : disk.enabled() ? diskKeys : std::vector<std::string>{})
+    if (std::optional<CachedCompilation> cached = disk.load(key, path)) {
       JitResult jit = loadObject(cached->object);
-      if (jit.ok) {
+      if (jit.ok && holdsWanted(jit.kernels)) {
         program->kernels_ = std::move(jit.kernels);
         program->sources_ = cached->object.sources;
         program->warnings_ = std::move(cached->warnings);
@@ -148,10 +156,59 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
 const ExecutableKernel& Program::kernel(const std::string& name) const {
   for (auto& k : kernels_)
     if (k.info.name == name) return k;
+  if (!options_.kernels) {  // every kernel has code: there is no such kernel
+    std::vector<std::string> names;
+    for (auto& k : kernels_) names.push_back(k.info.name);
+    throw noSuchKernel(name, names);
+  }
+  // Generated on first use, as a Metal library makes a pipeline for one function.
+  auto named = [&](const Program& p) -> const ExecutableKernel* {
+    for (auto& k : p.kernels_)
+      if (k.info.name == name) return &k;
+    return nullptr;
+  };
+  {
+    std::lock_guard<std::mutex> lock(onDemandMutex_);
+    auto it = onDemand_.find(name);
+    if (it != onDemand_.end()) return *named(*it->second);
+  }
+  CompileOptions options = options_;
+  options.kernels = std::vector<std::string>{name};
+  std::shared_ptr<const Program> generated = compileSource(path_, source_, options, checked_);
+  if (!named(*generated)) throw noSuchKernel(name, listKernels(path_, source_, options_));
+  std::lock_guard<std::mutex> lock(onDemandMutex_);
+  return *named(*onDemand_.emplace(name, generated).first->second);
+}
+
+Error Program::noSuchKernel(const std::string& name, const std::vector<std::string>& names) const {
   std::string available;
-  for (auto& k : kernels_) available += (available.empty() ? "" : ", ") + k.info.name;
-  throw Error(path_ + ": no kernel named '" + name + "' (kernels: " +
-                   (available.empty() ? "none" : available) + ")");
+  for (auto& n : names) available += (available.empty() ? "" : ", ") + n;
+  if (names.size() > 20) {
+    available.clear();
+    // A library of thousands of kernels: the ones whose names share the most with `name`.
+    std::vector<std::pair<size_t, std::string>> ranked;
+    for (auto& n : names) {
+      size_t common = 0;
+      while (common < n.size() && common < name.size() && n[common] == name[common]) ++common;
+      ranked.push_back({common, n});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (size_t i = 0; i < 10; ++i) available += (i ? ", " : "") + ranked[i].second;
+    available = std::to_string(names.size()) + " kernels, the nearest: " + available +
+                "; `mslsim compile` lists them all";
+  }
+  return Error(path_ + ": no kernel named '" + name + "' (kernels: " + (available.empty() ? "none" : available) + ")");
+}
+
+std::vector<std::string> Program::listKernels(const std::string& path, const std::string& source,
+                                              const CompileOptions& baseOptions) {
+  CompileOptions options = baseOptions;
+  options.kernels = std::vector<std::string>{};
+  CompileResult listed = compileMsl(path, source, options);
+  if (!listed.ok) throw CompileFailed(path, std::move(listed.diagnostics));
+  std::vector<std::string> names;
+  for (auto& k : listed.declaredKernels) names.push_back(k.name);
+  return names;
 }
 
 std::string Program::describe(const SourcePosition& where) const {
@@ -266,7 +323,8 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
       bound.uninitialized = binding.uninitialized;
     } else if (a.role == ArgumentRole::ThreadgroupMemory) {
       auto it = threadgroupMemory_.find(a.binding);
-      if (it == threadgroupMemory_.end() || it->second == 0)
+      // Never set is a mistake of the caller; set to 0 is legal, as in Metal.
+      if (it == threadgroupMemory_.end())
         throw Error(argLabel(a) + " has no size: set the threadgroup memory length");
       bound.threadgroupBytes = it->second;
     }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ CheckSet parseCheckList(const std::string& list);
 // Parses `--schedule`: "in-order", "reverse", "random" or "random:SEED" (throws Error).
 Schedule parseSchedule(const std::string& text);
 
+// The text of a source file (throws Error naming the file when it cannot be read).
+std::string readSourceFile(const std::string& path);
+
 class Program {
  public:
   // Compiles (or returns the process-wide cached compilation of) `path` with `options`. A checked
@@ -42,10 +46,17 @@ class Program {
                                                       const CompileOptions& options = {},
                                                       bool checked = true);
 
+  // `options.kernels` says which kernels get code now; any other kernel of the file gets its code
+  // when kernel() first asks for it.
   const std::string& path() const { return path_; }
+  // The kernels compiled with the program (all of them unless options.kernels chose some).
   const std::vector<ExecutableKernel>& kernels() const { return kernels_; }
-  // Throws Error naming the available kernels when `name` is not one of them.
+  // Generates the kernel's code if it has none yet. Throws Error naming the available kernels
+  // when `name` is not one of them.
   const ExecutableKernel& kernel(const std::string& name) const;
+  // The host names of every kernel in a file: a parse, no code.
+  static std::vector<std::string> listKernels(const std::string& path, const std::string& source,
+                                              const CompileOptions& options);
   const std::vector<Diagnostic>& warnings() const { return warnings_; }
   double compileMilliseconds() const { return compileMs_; }
   bool fromDiskCache() const { return fromDiskCache_; }  // loaded from the compile cache
@@ -55,7 +66,13 @@ class Program {
   std::string formatFinding(const Finding& finding) const;
 
  private:
+  Error noSuchKernel(const std::string& name, const std::vector<std::string>& available) const;
+
   std::string path_, source_;
+  CompileOptions options_;
+  bool checked_ = true;
+  mutable std::mutex onDemandMutex_;
+  mutable std::map<std::string, std::shared_ptr<const Program>> onDemand_;  // kernels generated later
   std::shared_ptr<const SourceIndex> sources_;
   std::vector<ExecutableKernel> kernels_;
   std::vector<Diagnostic> warnings_;

@@ -71,7 +71,9 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
                        ", threadgroup " + text(threadgroup);
 
     CheckSet checks = parseCheckList(checkOverride.empty() ? spec.value("checks", "bounds,sync") : checkOverride);
-    auto program = Program::compileFile(source, {}, checks.needsInstrumentation());
+    CompileOptions build;
+    build.kernels = std::vector<std::string>{outcome.kernel};
+    auto program = Program::compileFile(source, build, checks.needsInstrumentation());
     outcome.compileMs = program->compileMilliseconds();
     const ExecutableKernel& kernel = program->kernel(outcome.kernel);
     Launch launch(kernel);

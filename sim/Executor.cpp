@@ -1307,11 +1307,9 @@ DispatchResult dispatch(const DispatchRequest& request) {
     }
   for (auto& a : kernel.info.arguments) {
     if (a.role != ArgumentRole::ThreadgroupMemory) continue;
+    // A length of zero is legal (ggml sets it for kernels that declare a threadgroup buffer they
+    // do not use); any access to it is out of bounds.
     uint64_t bytes = request.arguments[a.position].threadgroupBytes;
-    if (bytes == 0)
-      return fail("unbound-argument", "kernel '" + name + "': threadgroup argument '" + a.name +
-                                          "' [[threadgroup(" + std::to_string(a.binding) +
-                                          ")]] has no size (set it at dispatch)");
     offset = (offset + 15) / 16 * 16;
     state.threadgroupArgOffsets[a.position] = offset;
     offset += bytes;

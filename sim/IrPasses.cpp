@@ -192,6 +192,30 @@ std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& mo
   return bytesPerEntry;
 }
 
+void relaxVectorAlignment(llvm::Module& module) {
+  auto elementAlign = [&](llvm::Type* type) -> std::optional<llvm::Align> {
+    auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
+    if (!vector) return std::nullopt;
+    uint64_t bytes = module.getDataLayout().getTypeStoreSize(vector->getElementType());
+    return llvm::Align(llvm::PowerOf2Ceil(std::max<uint64_t>(bytes, 1)));
+  };
+  for (auto& f : module)
+    for (auto& bb : f)
+      for (auto& inst : bb) {
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
+          if (auto a = elementAlign(load->getType()); a && *a < load->getAlign()) load->setAlignment(*a);
+        } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
+          if (auto a = elementAlign(store->getValueOperand()->getType()); a && *a < store->getAlign())
+            store->setAlignment(*a);
+        } else if (auto* transfer = llvm::dyn_cast<llvm::MemTransferInst>(&inst)) {
+          // Copies of vector-holding structs (`*d4 = *c4` on float4 objects) alike.
+          const llvm::Align word(4);
+          if (transfer->getDestAlign() && *transfer->getDestAlign() > word) transfer->setDestAlignment(word);
+          if (transfer->getSourceAlign() && *transfer->getSourceAlign() > word) transfer->setSourceAlignment(word);
+        }
+      }
+}
+
 void stripVariableAnnotations(llvm::Module& module) {
   for (const char* name : {"llvm.var.annotation", "llvm.ptr.annotation", "llvm.annotation"}) {
     std::vector<llvm::Function*> declarations;

@@ -39,6 +39,12 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
                                                  const std::vector<KernelInfo>& kernels,
                                                  const SourceIndex& sources);
 
+// Vector loads and stores (and copies of objects holding vectors) assume only their element's
+// alignment: Apple GPUs execute a float4 access through a pointer that is 4-byte aligned (ggml's
+// kernel_mul_mm writes result rows of any width through `device float4*`), which an aligned SSE
+// move would turn into a fault.
+void relaxVectorAlignment(llvm::Module& module);
+
 // Removes the llvm.var.annotation calls Clang emits for annotated parameters and locals (the
 // front end's msl_* attributes): they serve the front end only, and they keep SROA from promoting
 // those variables to registers.

@@ -178,6 +178,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
 
   std::map<std::string, ThreadgroupLayout> threadgroupLayouts = lowerThreadgroupMemory(module, kEntryPrefix);
   stripVariableAnnotations(module);
+  relaxVectorAlignment(module);
   // Entries must survive internalisation and dead-code elimination.
   std::map<std::string, std::string> kernelOfEntry;  // the function each trampoline calls
   for (auto& f : module)

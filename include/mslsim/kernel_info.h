@@ -71,6 +71,15 @@ struct ArgumentInfo {
   bool enabled = true;
 };
 
+// A program-scope `constant T name [[function_constant(index)]]`: set by the host when it builds a
+// pipeline (`--constant index=value`); zero and not defined when it is not set.
+struct FunctionConstantInfo {
+  std::string name;
+  unsigned index = 0;
+  std::string type;  // e.g. "short", "bool"
+  SourcePosition location;
+};
+
 struct KernelInfo {
   std::string name;         // the host name: the function name or its [[host_name]]
   std::string entrySymbol;  // symbol of the generated trampoline: void(void** args)

@@ -77,8 +77,9 @@ TEST(SourceRewriter, AttributeListsInContinuedMacroLinesKeepTheContinuation) {
 TEST(SourceRewriter, FunctionConstantsBecomeConstexprValuesWithADefinedFlag) {
   auto r = rewriteMslSource("constant int width [[function_constant(1)]];\nx");
   EXPECT_EQ(r.text,
-            "constexpr const int width  = ::metal::__mslsim_fc::value<decltype(width)>(1); static constexpr bool "
-            "__mslsim_fc_defined_width = ::metal::__mslsim_fc::defined(1);\nx");
+            "constexpr const int width __attribute__((msl_function_constant((1)))) = "
+            "::metal::__mslsim_fc::value<decltype(width)>((1)); static constexpr bool "
+            "__mslsim_fc_defined_width = ::metal::__mslsim_fc::defined((1));\nx");
   // Columns after the inserted words still map to the original text.
   EXPECT_EQ(r.columns.originalColumn(1, 1 + 10 + 6), 10u);  // `int` is at column 10 in the original
 }
@@ -144,9 +145,22 @@ TEST(SourceRewriter, ProgramScopeConstantVariablesBecomeConst) {
 }
 
 TEST(SourceRewriter, ArgumentsEnabledByAFunctionConstantNameIt) {
-  auto r = rewriteMslSource("device float* m [[buffer(2), function_constant(has_mask)]],");
-  EXPECT_EQ(r.text, "device float* m __attribute__((msl_buffer(2), msl_enabled_by((has_mask)))),");
+  auto r = rewriteMslSource("void k(device float* m [[buffer(2), function_constant(has_mask)]]);");
+  EXPECT_EQ(r.text, "void k(device float* m __attribute__((msl_buffer(2), msl_enabled_by((has_mask)))));");
   EXPECT_TRUE(r.warnings.empty());
+}
+
+// ggml declares its constants with an index expression: `[[function_constant(FC_UNARY + 0)]]`.
+TEST(SourceRewriter, ProgramScopeFunctionConstantsTakeAnIndexExpression) {
+  auto r = rewriteMslSource("constant short op [[function_constant(FC_BASE + 0)]];");
+  EXPECT_NE(r.text.find("value<decltype(op)>((FC_BASE + 0))"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("msl_enabled_by"), std::string::npos) << r.text;
+}
+
+// ggml writes `uint3 tgpig[[threadgroup_position_in_grid]]`, the list glued to the name.
+TEST(SourceRewriter, AnAttributeListGluedToANameStaysApartFromIt) {
+  auto r = rewriteMslSource("void k(uint3 tgpig[[threadgroup_position_in_grid]]);");
+  EXPECT_EQ(r.text, "void k(uint3 tgpig __attribute__((msl_builtin(\"threadgroup_position_in_grid\"))));");
 }
 
 TEST(SourceRewriter, ClassSpecialisationsDifferingOnlyByAddressSpaceKeepTheFirst) {

@@ -263,8 +263,8 @@ template <class T> using make_signed_t = typename make_signed<T>::type;
 // ---------------------------------------------------------------- bfloat
 // Clang 16's __bf16 has no arithmetic, so bfloat is a class holding the 16 bits. Arithmetic between
 // bfloats is done in float and rounded once (correctly rounded for + - * /, since float has more than
-// 2p+2 bits). Following MSL, bfloat converts implicitly to float but nothing converts implicitly to
-// bfloat; int operands of a bfloat operator are converted to bfloat (usual arithmetic conversion).
+// 2p+2 bits). Following MSL, bfloat converts implicitly to float and from integers, not from float;
+// int operands of a bfloat operator are converted to bfloat (usual arithmetic conversion).
 constexpr unsigned short __f32_to_bf16(float f) {
   unsigned u = __builtin_bit_cast(unsigned, f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);  // keep NaN a NaN
@@ -289,8 +289,9 @@ class bfloat {
   unsigned short __bits;
   bfloat() = default;
   constexpr explicit bfloat(float f) : __bits(__f32_to_bf16(f)) {}
+  // Integers convert implicitly, as in Metal (`bfloat x; x = 0;`, `return 1;` from a bfloat function).
   template <class I, enable_if_t<__is_integral(I), int> = 0>
-  constexpr explicit bfloat(I i) : __bits(__int_to_bf16(i)) {}
+  constexpr bfloat(I i) : __bits(__int_to_bf16(i)) {}
   constexpr operator float() const { return __bf16_to_f32(__bits); }
   static constexpr bfloat __from_bits(unsigned short b) { bfloat r{}; r.__bits = b; return r; }
 

@@ -12,12 +12,17 @@
 
 #define kernel __attribute__((msl_kernel))
 #define device
-#define constant
+// MSL's constant address space is read-only: a `constant` object or pointee is const (so a
+// program-scope `constant float t[4]` binds to a `constant float*` parameter, as in Metal).
+#define constant const
 #define thread
 #define threadgroup __attribute__((msl_threadgroup_memory))
 #define threadgroup_imageblock
 #define ray_data
 #define object_data
+// `coherent(device)` / `coherent(system)` (MSL 3.2): memory is coherent on the simulator already.
+#define coherent(...)
+#define offsetof(type, member) __builtin_offsetof(type, member)
 
 #define __METAL__ 1
 #define __METAL_VERSION__ 320

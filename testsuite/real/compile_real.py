@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Compiles the real MSL corpora with `mslsim compile` and reports, per corpus, how many translation
+units the front end accepts, with the first error of each one it refuses and the time each took.
+
+    compile_real.py MSLSIM [--mlx DIR] [--ggml DIR] [--spirv-cross DIR] [--jobs N] [--timeout S]
+                           [--only SUBSTRING] [--require-all] [--json OUT]
+
+The checkouts come from the options or from $MSLSIM_MLX_DIR, $MSLSIM_GGML_DIR and
+$MSLSIM_SPIRV_CROSS_DIR; a corpus without a checkout is skipped and says so. Nothing of the
+checkouts is copied anywhere. With --require-all the exit status is 1 unless every file compiles
+(MLX's `*_nax.metal` files may instead fail with the one "not supported: MetalPerformancePrimitives"
+error), so ctest can hold the line once a corpus is clean.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+
+def mlx_units(root):
+    kernels = os.path.join(root, "mlx", "backend", "metal", "kernels")
+    for dirpath, _, files in sorted(os.walk(kernels)):
+        for f in sorted(files):
+            if f.endswith(".metal"):
+                yield os.path.join(dirpath, f), ["-I", root]
+
+
+def ggml_units(root):
+    src = os.path.join(root, "src")
+    path = os.path.join(src, "ggml-metal", "ggml-metal.metal")
+    if os.path.exists(path):
+        yield path, ["-I", src, "-I", os.path.join(src, "ggml-metal")]
+
+
+# SPIRV-Cross compute references that use no textures, samplers or argument buffers (descriptor
+# sets as structs of resources): what a compute-kernel simulator is for.
+SPIRV_EXCLUDE = re.compile(r"texture\w*<|\bsampler\b|spvDescriptorSet|\[\[id\(")
+
+
+def spirv_units(root):
+    ref = os.path.join(root, "reference")
+    for d in sorted(os.listdir(ref)):
+        comp = os.path.join(ref, d, "comp")
+        if not d.startswith("shaders-msl") or not os.path.isdir(comp):
+            continue
+        for f in sorted(os.listdir(comp)):
+            path = os.path.join(comp, f)
+            if not f.endswith(".comp"):
+                continue
+            with open(path, errors="replace") as fh:
+                if SPIRV_EXCLUDE.search(fh.read()):
+                    continue
+            yield path, []
+
+
+CORPORA = [("mlx", "MSLSIM_MLX_DIR", mlx_units), ("ggml", "MSLSIM_GGML_DIR", ggml_units),
+           ("spirv-cross", "MSLSIM_SPIRV_CROSS_DIR", spirv_units)]
+
+UNSUPPORTED_MPP = "not supported: MetalPerformancePrimitives"
+
+
+def compile_one(mslsim, path, args, timeout):
+    start = time.monotonic()
+    try:
+        p = subprocess.run([mslsim, "compile", path] + args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout)
+        seconds = time.monotonic() - start
+    except subprocess.TimeoutExpired:
+        return {"path": path, "ok": False, "seconds": timeout, "error": "timed out after %d s" % timeout}
+    kernels = sum(1 for l in p.stdout.splitlines() if l.startswith("kernel "))
+    errors = [l for l in p.stderr.splitlines() if ": error: " in l or l.startswith("error")]
+    first = errors[0] if errors else (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[0]
+    return {"path": path, "ok": p.returncode == 0, "seconds": round(seconds, 2), "kernels": kernels,
+            "exit": p.returncode, "error": None if p.returncode == 0 else first,
+            "errors": len(errors)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("mslsim")
+    ap.add_argument("--mlx")
+    ap.add_argument("--ggml")
+    ap.add_argument("--spirv-cross", dest="spirv_cross")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--only", help="only files whose path contains this")
+    ap.add_argument("--require-all", action="store_true")
+    ap.add_argument("--json", help="write every result to this file")
+    opts = ap.parse_args()
+
+    roots = {"mlx": opts.mlx, "ggml": opts.ggml, "spirv-cross": opts.spirv_cross}
+    all_results = {}
+    failed_required = 0
+    ran_any = False
+    for name, env, units in CORPORA:
+        root = roots[name] or os.environ.get(env)
+        if not root:
+            print("%s: skipped (no checkout: pass --%s DIR or set %s)" % (name, name, env))
+            continue
+        if not os.path.isdir(root):
+            print("%s: %s is not a directory" % (name, root))
+            return 2
+        ran_any = True
+        todo = [(p, a) for p, a in units(root) if not opts.only or opts.only in p]
+        with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+            results = list(pool.map(lambda u: compile_one(opts.mslsim, u[0], u[1], opts.timeout), todo))
+        all_results[name] = results
+        ok = sum(r["ok"] for r in results)
+        mpp = [r for r in results if not r["ok"] and r["path"].endswith("_nax.metal")
+               and UNSUPPORTED_MPP in (r["error"] or "")]
+        print("%s: %d of %d files compile (%d more refused with the MetalPerformancePrimitives error); "
+              "%.1f s in all, slowest %.1f s" % (
+                  name, ok, len(results), len(mpp), sum(r["seconds"] for r in results),
+                  max([r["seconds"] for r in results] or [0])))
+        for r in results:
+            rel = os.path.relpath(r["path"], root)
+            if r["ok"]:
+                print("  ok    %6.1f s  %5d kernels  %s" % (r["seconds"], r["kernels"], rel))
+            else:
+                print("  FAIL  %6.1f s  %s\n        %s" % (r["seconds"], rel, r["error"]))
+        failed_required += len(results) - ok - len(mpp)
+    if opts.json:
+        with open(opts.json, "w") as fh:
+            json.dump(all_results, fh, indent=1)
+    if not ran_any:
+        print("real corpora: skipped, no checkout given")
+        return 0
+    return 1 if opts.require_all and failed_required else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
