@@ -211,6 +211,7 @@ int runCommand(const RunOptions& o) {
     fmt::print(stderr, "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={}\n",
                program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size());
   }
+  if (result.refused) return kExitUsage;  // nothing ran: not a finding in a kernel
   return result.hasErrors() ? o.errorExitCode : 0;
 }
 

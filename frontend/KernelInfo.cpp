@@ -23,6 +23,7 @@ constexpr BuiltinSpelling kBuiltins[] = {
     {BuiltinValue::ThreadIndexInQuadgroup, "thread_index_in_quadgroup"},
     {BuiltinValue::QuadgroupIndexInThreadgroup, "quadgroup_index_in_threadgroup"},
     {BuiltinValue::ThreadsPerQuadgroup, "threads_per_quadgroup"},
+    {BuiltinValue::QuadgroupsPerThreadgroup, "quadgroups_per_threadgroup"},
     {BuiltinValue::GridOrigin, "grid_origin"},
     {BuiltinValue::GridSize, "grid_size"},
     // Deprecated alias (Metal 1-2) of threads_per_simdgroup; builtinName() gives the first spelling.

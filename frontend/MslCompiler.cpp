@@ -26,6 +26,8 @@
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Sema/ParsedAttr.h>
 #include <clang/Sema/Sema.h>
 #include <llvm/IR/LLVMContext.h>
@@ -825,6 +827,41 @@ class KernelCollector : public clang::ASTConsumer,
   unsigned entryCount_ = 0;
 };
 
+// Headers of Metal features mslsim does not implement: an include of one is an error at the
+// user's #include line that says so (the header itself is an empty stand-in, so Clang does not
+// also report it missing).
+struct UnsupportedHeader {
+  const char* prefix;
+  const char* feature;
+};
+constexpr UnsupportedHeader kUnsupportedHeaders[] = {
+    {"MetalPerformancePrimitives/", "MetalPerformancePrimitives (Metal 4 tensor operations)"},
+    {"metal_raytracing", "ray tracing (metal_raytracing)"},
+};
+
+class UnsupportedIncludes : public clang::PPCallbacks {
+ public:
+  explicit UnsupportedIncludes(clang::DiagnosticsEngine& diags) : diags_(diags) {}
+  void InclusionDirective(clang::SourceLocation, const clang::Token&, llvm::StringRef name, bool,
+                          clang::CharSourceRange range, clang::OptionalFileEntryRef, llvm::StringRef,
+                          llvm::StringRef, const clang::Module*, clang::SrcMgr::CharacteristicKind) override {
+    for (auto& h : kUnsupportedHeaders)
+      if (name.startswith(h.prefix)) {
+        // Fatal: the errors that would follow from the missing declarations say nothing more.
+        unsigned id = diags_.getCustomDiagID(clang::DiagnosticsEngine::Fatal,
+                                             "not supported: %0: mslsim does not implement <%1>");
+        diags_.Report(range.getBegin(), id) << h.feature << name;
+      }
+  }
+
+ private:
+  clang::DiagnosticsEngine& diags_;
+};
+
+void addPreprocessorHooks(clang::CompilerInstance& ci) {
+  ci.getPreprocessor().addPPCallbacks(std::make_unique<UnsupportedIncludes>(ci.getDiagnostics()));
+}
+
 std::optional<std::set<std::string>> wantedKernels(const CompileOptions& options) {
   if (!options.kernels) return std::nullopt;
   return std::set<std::string>(options.kernels->begin(), options.kernels->end());
@@ -837,6 +874,10 @@ class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
       : EmitLLVMOnlyAction(context), diags_(diags), options_(options), result_(result) {}
 
  protected:
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    addPreprocessorHooks(ci);
+    return EmitLLVMOnlyAction::BeginSourceFileAction(ci);
+  }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef file) override {
     auto codegen = EmitLLVMOnlyAction::CreateASTConsumer(ci, file);
@@ -863,6 +904,10 @@ class MslListingAction : public clang::ASTFrontendAction {
   MslListingAction(CollectingDiagnostics& diags, CompileResult& result) : diags_(diags), result_(result) {}
 
  protected:
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    addPreprocessorHooks(ci);
+    return ASTFrontendAction::BeginSourceFileAction(ci);
+  }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
     return std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, result_);
   }
@@ -901,6 +946,9 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> embeddedHeaders() {
     std::string path = std::string(kHeaderRoot) + "/" + kEmbeddedHeaders[i].path;
     fs->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(kEmbeddedHeaders[i].contents, path));
   }
+  fs->addFile(std::string(kHeaderRoot) + "/MetalPerformancePrimitives/MetalPerformancePrimitives.h", 0,
+              llvm::MemoryBuffer::getMemBuffer("#pragma once\n"));
+  fs->addFile(std::string(kHeaderRoot) + "/metal_raytracing", 0, llvm::MemoryBuffer::getMemBuffer("#pragma once\n"));
   return fs;
 }
 

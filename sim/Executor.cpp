@@ -88,6 +88,7 @@ void DispatchGeometry::writeBuiltin(BuiltinValue builtin, Size3 group, Size3 gro
     case BuiltinValue::ThreadIndexInQuadgroup: v[0] = linear % 4; break;
     case BuiltinValue::QuadgroupIndexInThreadgroup: v[0] = linear / 4; break;
     case BuiltinValue::ThreadsPerQuadgroup: v[0] = 4; break;
+    case BuiltinValue::QuadgroupsPerThreadgroup: v[0] = ceilDiv(groupThreads, 4); break;
   }
   auto* bytes = static_cast<uint8_t*>(out);
   for (unsigned c = 0; c < components; ++c) {
@@ -1278,6 +1279,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
   DispatchResult result;
   auto fail = [&](std::string kind, std::string message) {
     result.findings.push_back({Finding::Severity::Error, std::move(kind), std::move(message), {}});
+    result.refused = true;
     return result;
   };
   const ExecutableKernel& kernel = *request.kernel;

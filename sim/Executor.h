@@ -151,6 +151,7 @@ struct DispatchRequest {
 
 struct DispatchResult {
   bool completed = false;  // every thread ran to its end
+  bool refused = false;    // the request broke a limit of Metal's and nothing ran (the finding says which)
   std::vector<Finding> findings;
   double milliseconds = 0;
   std::map<unsigned, std::vector<ElementWriter>> writers;  // by [[buffer(n)]], with trackWriters

@@ -910,6 +910,11 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
     if (!load || !load->getType()->isIntegerTy() || !dispatchesOn(load)) continue;
     auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(load->getPointerOperand());
     if (!gep || gep->getPointerOperand() != resume->getArg(0)) continue;
+    // CoroSplit names the index's address "index.addr". A kernel with one suspension point has no
+    // index, and its resume code may start by testing a spilled value instead (`if (lid == 0)`
+    // after the only barrier), which must not be taken for one: every thread would then seem to
+    // wait at a barrier of its own.
+    if (!gep->getName().startswith("index.addr")) continue;
     llvm::APInt offset(64, 0);
     if (!gep->accumulateConstantOffset(layout, offset)) continue;
     result.indexOffset = offset.getZExtValue();

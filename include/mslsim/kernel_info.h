@@ -37,6 +37,7 @@ enum class BuiltinValue {
   ThreadIndexInQuadgroup,
   QuadgroupIndexInThreadgroup,
   ThreadsPerQuadgroup,
+  QuadgroupsPerThreadgroup,
   GridOrigin,
   GridSize,
 };

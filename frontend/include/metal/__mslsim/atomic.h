@@ -6,19 +6,7 @@
 #include "simd.h"
 
 namespace metal {
-enum memory_order {
-  memory_order_relaxed = __ATOMIC_RELAXED,
-  memory_order_acquire = __ATOMIC_ACQUIRE,
-  memory_order_release = __ATOMIC_RELEASE,
-  memory_order_acq_rel = __ATOMIC_ACQ_REL,
-  memory_order_seq_cst = __ATOMIC_SEQ_CST,
-};
-enum thread_scope {
-  thread_scope_thread = 0,
-  thread_scope_simdgroup = 1,
-  thread_scope_threadgroup = 2,
-  thread_scope_device = 3,
-};
+// memory_order and thread_scope are in base.h: Metal knows them without an include.
 
 template <class T> struct atomic {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8, "atomic<T>: unsupported size");

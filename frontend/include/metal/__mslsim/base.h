@@ -35,10 +35,52 @@ typedef long ptrdiff_t;
 typedef long intptr_t;
 typedef unsigned long uintptr_t;
 
+// The language-support type braced lists build (its layout is the compiler's: a pointer and a
+// length). MSL code names it unqualified: SPIR-V Cross's matrix wrappers take
+// `initializer_list<vec<T, Rows>>`.
+namespace std {
+template <class E> class initializer_list {
+  const E* __begin;
+  size_t __size;
+  constexpr initializer_list(const E* b, size_t n) : __begin(b), __size(n) {}
+
+ public:
+  typedef E value_type;
+  typedef const E& reference;
+  typedef const E& const_reference;
+  typedef size_t size_type;
+  typedef const E* iterator;
+  typedef const E* const_iterator;
+  constexpr initializer_list() : __begin(nullptr), __size(0) {}
+  constexpr size_t size() const { return __size; }
+  constexpr const E* begin() const { return __begin; }
+  constexpr const E* end() const { return __begin + __size; }
+};
+template <class E> constexpr const E* begin(initializer_list<E> l) { return l.begin(); }
+template <class E> constexpr const E* end(initializer_list<E> l) { return l.end(); }
+}  // namespace std
+
 namespace metal {
+using std::initializer_list;
 using ::half; using ::uchar; using ::ushort; using ::uint; using ::ulong;
 using ::int8_t; using ::uint8_t; using ::int16_t; using ::uint16_t; using ::int32_t; using ::uint32_t;
 using ::int64_t; using ::uint64_t; using ::size_t; using ::ptrdiff_t;
+
+// Known to Apple's compiler without any include (MLX's fence.metal names metal::thread_scope before
+// it includes <metal_atomic>).
+enum memory_order {
+  memory_order_relaxed = __ATOMIC_RELAXED,
+  memory_order_acquire = __ATOMIC_ACQUIRE,
+  memory_order_release = __ATOMIC_RELEASE,
+  memory_order_acq_rel = __ATOMIC_ACQ_REL,
+  memory_order_seq_cst = __ATOMIC_SEQ_CST,
+};
+enum thread_scope {
+  thread_scope_thread = 0,
+  thread_scope_simdgroup = 1,
+  thread_scope_threadgroup = 2,
+  thread_scope_device = 3,
+};
 
 // ---------------------------------------------------------------- type traits (the subset MSL code uses)
 template <class T, T v> struct integral_constant {
@@ -292,6 +334,11 @@ class bfloat {
   // Integers convert implicitly, as in Metal (`bfloat x; x = 0;`, `return 1;` from a bfloat function).
   template <class I, enable_if_t<__is_integral(I), int> = 0>
   constexpr bfloat(I i) : __bits(__int_to_bf16(i)) {}
+  // A class that converts to a scalar (MLX's _NoMask has `operator bool()`): for Metal's built-in
+  // bfloat the rest of the way is a standard conversion; for this class it takes a constructor.
+  template <class U, enable_if_t<__is_class(U) && !__is_same(__remove_cv(U), bfloat) &&
+                                     __is_convertible(U, float), int> = 0>
+  constexpr bfloat(const U& u) : __bits(__f32_to_bf16(float(u))) {}
   constexpr operator float() const { return __bf16_to_f32(__bits); }
   static constexpr bfloat __from_bits(unsigned short b) { bfloat r{}; r.__bits = b; return r; }
 

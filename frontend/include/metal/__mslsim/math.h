@@ -54,11 +54,16 @@ template <class V, class F> METAL_FUNC __bool_of<V> __pred(const V& a, F f) {
 }
 
 // ---------------------------------------------------------------- floating-point functions
+// An integer scalar argument takes the non-template float overload, a conversion, as with Apple's
+// non-template overloads: a user's template of the same name for integers (SPIR-V Cross's
+// `sign(T)` for integral T) is then the better match instead of an ambiguous one.
 #define __MSLSIM_F1(name, expr)                                                          \
-  template <class X, class V = __fp_t<X>> METAL_FUNC V name(const X& x_) {              \
+  template <class X, class V = __fp_t<X>, enable_if_t<!__is_integral(X), int> = 0>      \
+  METAL_FUNC V name(const X& x_) {                                                       \
     typedef typename __vt<V>::elem E;                                                    \
     return __map1(V(x_), [](E e) { float x = float(e); return E(expr); });               \
-  }
+  }                                                                                      \
+  METAL_FUNC float name(float x) { typedef float E; return E(expr); }
 #define __MSLSIM_F2(name, expr)                                                          \
   template <class X, class Y, class V = __fp_t<__common_t<X, Y>>>                       \
   METAL_FUNC V name(const X& x_, const Y& y_) {                                          \

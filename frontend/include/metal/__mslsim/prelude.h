@@ -34,3 +34,7 @@
 // __mslsim_fc_defined_<name>; the values come from __mslsim/function_constants.h, which the front
 // end generates for each compilation.
 #define is_function_constant_defined(name) __mslsim_fc_defined_##name
+
+// The scalar and vector types (uint, half, float4, ...) and a few enums are built into Apple's
+// compiler: a file that includes nothing may use them.
+#include <metal_types>

@@ -64,9 +64,13 @@ template <class T, int Lo, int Hi, int... I> struct __swzR {
 };
 // Writable, contiguous: a non-template assignment from the vector type is enough, since other
 // swizzles and scalars convert to it and same-type copies are correct as trivial copies.
+// A proxy is also a type a template may deduce (`template <class T> T f(T v)` called with v.xy):
+// outside a vector it holds the swizzle's value in the same places, so it converts from the vector.
 template <class T, int Lo, int Hi, int... I> struct __swzC {
   typedef vec<T, (int)sizeof...(I)> __vec_type;
   T __e[Hi - Lo + 1];
+  __swzC() = default;
+  __swzC(const __vec_type& v) { __swz_set<Lo, I...>(__e, v); }
   __swzC& operator=(const __vec_type& v) { __swz_set<Lo, I...>(__e, v); return *this; }
 };
 // Writable with gaps: see the file comment for why copy/move are declared like this.
@@ -74,6 +78,7 @@ template <class T, int Lo, int Hi, int... I> struct __swzN {
   typedef vec<T, (int)sizeof...(I)> __vec_type;
   T __e[Hi - Lo + 1];
   __swzN() = default;
+  __swzN(const __vec_type& v) { __swz_set<Lo, I...>(__e, v); }
   __swzN(const __swzN&) = default;
   __swzN& operator=(const __swzN&) = default;
   __swzN& operator=(__swzN&&) = delete;
@@ -149,10 +154,13 @@ template <class T, int N> struct vec : __vbase<T, N> {
   template <class X, enable_if_t<__vt<X>::veclike && __vt<X>::n == N &&
                                      !__is_same(typename __vt<X>::elem, T), int> = 0>
   explicit vec(const X& x) { __convert(__vec_of<X>(x)); }
-  // Components are consumed left to right from any mix of scalars and vectors.
+  // Components are consumed left to right from any mix of scalars and vectors. Fewer than N fill
+  // the rest with zeros, as a braced list does for Clang's vectors (MLX's random.metal:
+  // `uint4 ks = {a, b, c};`); Apple's compiler refuses that form with parentheses, mslsim does not.
   template <class A0, class A1, class... As,
-            enable_if_t<__ncomp<A0> + __ncomp<A1> + (0 + ... + __ncomp<As>) == N, int> = 0>
+            enable_if_t<__ncomp<A0> + __ncomp<A1> + (0 + ... + __ncomp<As>) <= N, int> = 0>
   vec(const A0& a0, const A1& a1, const As&... as) {
+    this->__v = __storage(0);
     int i = 0;
     __put(i, a0);
     __put(i, a1);
@@ -161,6 +169,16 @@ template <class T, int N> struct vec : __vbase<T, N> {
 
   T& operator[](int i) { return this->__e[i]; }
   const T& operator[](int i) const { return this->__e[i]; }
+
+  // `volatile device` vectors (SPIR-V Cross's coherent buffers). Templates, so that vec keeps its
+  // trivial copy constructor and assignment: a template is never a copy constructor.
+  template <class V, enable_if_t<__is_same(V, vec), int> = 0> vec(const volatile V& v) { this->__v = v.__v; }
+  // Only from a vec: a wider template would compete with the copy assignment of plain vectors.
+  template <class V, enable_if_t<__is_same(V, vec), int> = 0>
+  volatile vec& operator=(const V& v) volatile {
+    this->__v = v.__v;
+    return *this;
+  }
 
   template <class X> void __load(const X& x) {
     if constexpr (__is_same(X, vec)) *this = x;
@@ -242,6 +260,21 @@ template <class T, int N> struct packed_vec : __pbase<T, N> {
   packed_vec(const A0& a0, const A1& a1, const As&... as) : packed_vec(vec<T, N>(a0, a1, as...)) {}
   T& operator[](int i) { return this->__e[i]; }
   const T& operator[](int i) const { return this->__e[i]; }
+};
+
+// numeric_limits of a vector (SPIR-V Cross's subgroup emulation returns numeric_limits<T>::max()
+// with T = float4): the element's constants, its functions splatted.
+template <class T, int N> struct numeric_limits<vec<T, N>> : numeric_limits<T> {
+  typedef numeric_limits<T> __s;
+  static vec<T, N> min() { return vec<T, N>(__s::min()); }
+  static vec<T, N> max() { return vec<T, N>(__s::max()); }
+  static vec<T, N> lowest() { return vec<T, N>(__s::lowest()); }
+  static vec<T, N> epsilon() { return vec<T, N>(__s::epsilon()); }
+  static vec<T, N> round_error() { return vec<T, N>(__s::round_error()); }
+  static vec<T, N> infinity() { return vec<T, N>(__s::infinity()); }
+  static vec<T, N> quiet_NaN() { return vec<T, N>(__s::quiet_NaN()); }
+  static vec<T, N> signaling_NaN() { return vec<T, N>(__s::signaling_NaN()); }
+  static vec<T, N> denorm_min() { return vec<T, N>(__s::denorm_min()); }
 };
 
 #define __MSLSIM_VEC_TYPEDEFS(T, name)                                                   \
