@@ -348,7 +348,7 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
         p = self.mslsim("run", self.metal, "--kernel", "scale", "--grid", "2048", "--threadgroup", "2048",
                         "--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16",
                         "--buffer", "2=scalar:uint32:16")
-        self.assertFails(p, 1, "more than the maximum of 1024")
+        self.assertFails(p, 2, "more than the maximum of 1024")  # refused: nothing ran
 
     def test_compile_error_points_at_the_users_line(self):
         p = self.mslsim("run", self.broken, "--kernel", "k", "--grid", "1", "--threadgroup", "1")
