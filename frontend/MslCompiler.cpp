@@ -25,6 +25,7 @@
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
 #include <clang/Frontend/MultiplexConsumer.h>
+#include <clang/Lex/HeaderSearchOptions.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
@@ -35,6 +36,7 @@
 #include <llvm/Support/Host.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
 #include <map>
@@ -839,11 +841,38 @@ constexpr UnsupportedHeader kUnsupportedHeaders[] = {
     {"metal_raytracing", "ray tracing (metal_raytracing)"},
 };
 
-class UnsupportedIncludes : public clang::PPCallbacks {
+// The directory a path resolves to on disk (symbolic links followed), or the path itself made
+// absolute when it is not on disk (the embedded headers, a virtual main file).
+std::string resolvedPath(llvm::StringRef path) {
+  llvm::SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real)) return std::string(real);
+  llvm::SmallString<256> absolute(path);
+  llvm::sys::fs::make_absolute(absolute);
+  llvm::sys::path::remove_dots(absolute, /*remove_dot_dot=*/true);
+  return std::string(absolute);
+}
+
+bool isUnder(const std::string& path, const std::string& dir) {
+  if (dir.empty()) return false;
+  if (path.size() <= dir.size() || path.compare(0, dir.size(), dir) != 0) return false;
+  return dir.back() == '/' || path[dir.size()] == '/';
+}
+
+// What a program may include: the Metal standard library (ours, embedded), files under the main
+// source's directory and under -I directories, and nothing else of the machine. Kernels are
+// untrusted: an include of /etc/passwd would print its lines in the parse errors. A missing header
+// gets a note that host headers (<stdio.h>, <vector>) are not there for kernels.
+class IncludeChecks : public clang::PPCallbacks {
  public:
-  explicit UnsupportedIncludes(clang::DiagnosticsEngine& diags) : diags_(diags) {}
-  void InclusionDirective(clang::SourceLocation, const clang::Token&, llvm::StringRef name, bool,
-                          clang::CharSourceRange range, clang::OptionalFileEntryRef, llvm::StringRef,
+  explicit IncludeChecks(clang::CompilerInstance& ci) : diags_(ci.getDiagnostics()) {
+    for (const auto& input : ci.getFrontendOpts().Inputs)
+      if (input.isFile()) roots_.push_back(resolvedPath(llvm::sys::path::parent_path(input.getFile()).empty()
+                                                            ? "."
+                                                            : llvm::sys::path::parent_path(input.getFile())));
+    for (const auto& entry : ci.getHeaderSearchOpts().UserEntries) roots_.push_back(resolvedPath(entry.Path));
+  }
+  void InclusionDirective(clang::SourceLocation, const clang::Token&, llvm::StringRef name, bool angled,
+                          clang::CharSourceRange range, clang::OptionalFileEntryRef file, llvm::StringRef,
                           llvm::StringRef, const clang::Module*, clang::SrcMgr::CharacteristicKind) override {
     for (auto& h : kUnsupportedHeaders)
       if (name.startswith(h.prefix)) {
@@ -851,15 +880,36 @@ class UnsupportedIncludes : public clang::PPCallbacks {
         unsigned id = diags_.getCustomDiagID(clang::DiagnosticsEngine::Fatal,
                                              "not supported: %0: mslsim does not implement <%1>");
         diags_.Report(range.getBegin(), id) << h.feature << name;
+        return;
       }
+    if (!file) {
+      unsigned id = diags_.getCustomDiagID(
+          clang::DiagnosticsEngine::Note,
+          "includes resolve from the Metal standard library, the source file's directory and -I "
+          "directories; host headers (C and C++ libraries, the system's) are not available to kernels");
+      diags_.Report(range.getBegin(), id);
+      return;
+    }
+    llvm::StringRef path = file->getName();
+    if (path.startswith(kHeaderRoot)) return;
+    std::string resolved = resolvedPath(path);
+    for (const std::string& root : roots_)
+      if (isUnder(resolved, root)) return;
+    // Fatal, so that nothing of the file is parsed into further messages.
+    unsigned id = diags_.getCustomDiagID(
+        clang::DiagnosticsEngine::Fatal,
+        "#include %0%1%2 resolves to '%3', outside the directories a program may include from (the "
+        "source file's directory and -I directories): add its directory with -I if it is yours");
+    diags_.Report(range.getBegin(), id) << (angled ? "<" : "\"") << name << (angled ? ">" : "\"") << resolved;
   }
 
  private:
   clang::DiagnosticsEngine& diags_;
+  std::vector<std::string> roots_;
 };
 
 void addPreprocessorHooks(clang::CompilerInstance& ci) {
-  ci.getPreprocessor().addPPCallbacks(std::make_unique<UnsupportedIncludes>(ci.getDiagnostics()));
+  ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeChecks>(ci));
 }
 
 std::optional<std::set<std::string>> wantedKernels(const CompileOptions& options) {

@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 4;  // bump when the entry layout changes
+constexpr int kFormat = 5;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -141,6 +141,10 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       site.where = position(s[1]);
       site.param = s[2];
       site.threadgroupOffset = s[3];
+      site.privateObject = s[4];
+      site.privateBytes = s[5];
+      site.privateElementSize = s[6];
+      site.privateIsConstant = s[7];
       sites->push_back(site);
     }
     for (auto& k : j["kernels"]) {
@@ -191,7 +195,8 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
   j["sites"] = json::array();
   if (!object.kernels.empty() && object.kernels[0].sites)
     for (auto& s : *object.kernels[0].sites)
-      j["sites"].push_back({int(s.op), position(s.where), s.param, s.threadgroupOffset});
+      j["sites"].push_back({int(s.op), position(s.where), s.param, s.threadgroupOffset, s.privateObject,
+                            s.privateBytes, s.privateElementSize, s.privateIsConstant});
   j["kernels"] = json::array();
   for (auto& k : object.kernels) {
     json args = json::array();

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
 
@@ -281,6 +282,17 @@ HostArray parseBufferSpec(const std::string& spec, const std::string& baseDir) {
   auto countOf = [&](const std::string& text) {
     double c = number(text, "count");
     if (c < 0 || c != std::floor(c)) throw Error("buffer spec '" + spec + "': bad count '" + text + "'");
+    // More than the machine has is refused with the numbers, not met with std::bad_alloc.
+    uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+    if (c * dtypeSize(dtype) > double(memory))
+      throw Error("buffer spec '" + spec + "': " + text + " elements of " + dtypeName(dtype) + " take " +
+                  [&] {
+                    std::ostringstream bytes;
+                    bytes.precision(0);
+                    bytes << std::fixed << c * dtypeSize(dtype);
+                    return bytes.str();
+                  }() + " bytes, more than this machine's memory (" +
+                  std::to_string(memory) + " bytes)");
     return uint64_t(c);
   };
   if (kind == "zeros") return HostArray::filled(dtype, countOf(parts[2]), 0);

@@ -139,7 +139,9 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   auto sources = compiled.program.sources;
   CompiledObject object;
   std::string error;
-  if (!compileToObject(std::move(compiled.program), checked, object, error)) throw Error(path + ": " + error);
+  if (!compileToObject(std::move(compiled.program), checked, object, error))
+    // A located error ("FILE:LINE:COL: error: ...") names its file already.
+    throw Error(error.rfind("error:", 0) == 0 || error.rfind("internal error", 0) == 0 ? path + ": " + error : error);
   JitResult jit = loadObject(object);
   if (!jit.ok) throw Error(path + ": " + jit.error);
   program->sources_ = sources;
@@ -247,11 +249,15 @@ bool dtypeMatchesElementType(DType dtype, const std::string& mslType) {
       {DType::Int64, "long long"},   {DType::UInt64, "unsigned long long"},
       {DType::Float64, "double"},    {DType::Complex64, "complex64_t"},
       {DType::Complex64, "complex_t<float>"}};
+  // Integers of one width match whatever their signedness: host code binds an `int` to a
+  // `constant uint&` (MLX does so everywhere) and Metal, which binds bytes, accepts it.
+  auto isInteger = [](DType d) { return !isFloating(d) && d != DType::Bool && d != DType::Complex64; };
   bool knownType = false;
   for (auto& [d, name] : kNames)
     if (name == t) {
       knownType = true;
       if (d == dtype) return true;
+      if (isInteger(d) && isInteger(dtype) && dtypeSize(d) == dtypeSize(dtype)) return true;
     }
   // Structs and other element types: only sizes can be checked.
   return !knownType;

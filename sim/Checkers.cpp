@@ -138,6 +138,21 @@ class BoundsChecker : public ExecutionObserver {
       return;
     }
     switch (a.target) {
+      case MemoryAccess::Target::PrivateArray: {
+        // Reached only when the inline check found the access outside its object.
+        int64_t element = a.privateOffset >= 0 ? a.privateOffset / int64_t(site.privateElementSize)
+                                                : -((-a.privateOffset + int64_t(site.privateElementSize) - 1) /
+                                                    int64_t(site.privateElementSize));
+        std::string memory = site.privateObject + "[" + std::to_string(element) + "]";
+        uint64_t bytes = site.privateBytes;
+        std::string overrun = a.privateOffset < 0 ? std::to_string(-a.privateOffset) + " bytes before the start"
+                                                  : std::to_string(a.privateOffset + int64_t(a.size) - int64_t(bytes)) +
+                                                        " bytes past the end";
+        report(thread, a, "out-of-bounds", site.privateIsConstant ? "constant" : "thread", memory, {},
+               overrun + " of " + (site.privateIsConstant ? "program-scope constant " : "thread-private array ") +
+                   site.privateObject + " (" + std::to_string(bytes) + " bytes)");
+        return;
+      }
       case MemoryAccess::Target::Threadgroup:
         if (!a.variable && !a.region)
           report(thread, a, "out-of-bounds", "threadgroup", "threadgroup memory at byte " + std::to_string(a.arenaOffset),

@@ -278,6 +278,7 @@ class ThreadgroupScheduler {
   [[noreturn]] void abortCurrentThread(CallSite loop);
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
+  void privateOverrun(uintptr_t address, uint64_t size, uint32_t site, uintptr_t base);
   void inactiveLaneRead(unsigned lane, CallSite site);
   void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers);
   const void* accessFilter() const { return filter_.data(); }
@@ -714,6 +715,19 @@ bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
   for (auto& o : observers_) o->access(who, a);
   if (settlesReads_ && a.target == MemoryAccess::Target::Threadgroup) settleReads(a.arenaOffset, size);
   return !a.suppress;
+}
+
+void ThreadgroupScheduler::privateOverrun(uintptr_t address, uint64_t size, uint32_t site, uintptr_t base) {
+  if (observers_.empty() || !current_) return;
+  MemoryAccess a;
+  a.address = address;
+  a.size = size;
+  a.siteIndex = site;
+  a.site = &(*dispatch_.kernel.sites)[site];
+  a.target = MemoryAccess::Target::PrivateArray;
+  a.privateOffset = int64_t(address - base);
+  ThreadIdentity who = identity(*current_);
+  for (auto& o : observers_) o->access(who, a);
 }
 
 void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t count) {
@@ -1453,6 +1467,10 @@ unsigned __mslsim_access(void* address, uint64_t size, uint32_t site, const void
                                      static_cast<const uint8_t*>(newValue))
                   : 1u;
 }
+void __mslsim_private_overrun(void* address, uint64_t size, uint32_t site, void* base) {
+  if (tCurrent)
+    tCurrent->privateOverrun(reinterpret_cast<uintptr_t>(address), size, site, reinterpret_cast<uintptr_t>(base));
+}
 void __mslsim_poll(const char* file, unsigned line, unsigned column) {
   if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->enter()->abortCurrentThread({file, line, column});
 }
@@ -1471,6 +1489,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},
+      {hook::kPrivateOverrun, reinterpret_cast<void*>(&__mslsim_private_overrun)},
       {"__mslsim_simd_inactive_read", reinterpret_cast<void*>(&__mslsim_simd_inactive_read)},
       {"__mslsim_cancel_flag", reinterpret_cast<void*>(&cancelFlag())},
   };

@@ -70,6 +70,10 @@ struct AccessSite {
   SourcePosition where;          // the user's file:line:column
   int param = -1;                // the pointer derives from this kernel parameter, if known
   int64_t threadgroupOffset = -1;  // or from this offset in the threadgroup arena, if known
+  // Or from a thread-private array (or program-scope constant), checked inline: its name and size.
+  std::string privateObject;
+  uint64_t privateBytes = 0, privateElementSize = 1;
+  bool privateIsConstant = false;  // a program-scope `constant` object rather than a local array
 };
 
 struct ThreadgroupVariable {

@@ -28,6 +28,10 @@ constexpr const char* kPoll = "__mslsim_poll";  // void(ptr file, i32 line, i32 
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
 // i32(ptr address, i64 size, i32 site, ptr newValue): nonzero if the access may happen.
 constexpr const char* kAccess = "__mslsim_access";
+// void(ptr address, i64 size, i32 site, ptr base), called by the inline check of an access to a
+// thread-private array or a program-scope constant (its site names the object and its size) when
+// the access leaves the object: reported to the observers; the access is never performed.
+constexpr const char* kPrivateOverrun = "__mslsim_private_overrun";
 // ptr(void), once per instrumented function call: a table of {u64 begin, u64 end} per access site.
 // An access of [address, address + size) inside its site's range goes ahead without calling
 // kAccess: the simulator puts there the allocation the site's pointer comes from when only the

@@ -234,8 +234,20 @@ void stripVariableAnnotations(llvm::Module& module) {
   }
 }
 
+SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources) {
+  for (const llvm::DILocation* loc = location; loc; loc = loc->getInlinedAt()) {
+    // Clang splits an absolute path into a directory (the prefix shared with the working
+    // directory) and the rest: put it back together to find the file as the user named it.
+    std::string file = loc->getFilename().str();
+    if (sources.isUserFile(file)) return sources.map(file, loc->getLine(), loc->getColumn());
+    std::string joined = loc->getDirectory().str() + "/" + file;
+    if (!loc->getDirectory().empty() && sources.isUserFile(joined))
+      return sources.map(joined, loc->getLine(), loc->getColumn());
+  }
+  return {};
+}
+
 namespace {
-SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources);
 SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources);
 
 // Loops of kernels lowered to coroutines lose their debug information (see
@@ -327,18 +339,6 @@ SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& so
   return userPosition(inst.getDebugLoc().get(), sources);
 }
 
-SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources) {
-  for (const llvm::DILocation* loc = location; loc; loc = loc->getInlinedAt()) {
-    // Clang splits an absolute path into a directory (the prefix shared with the working
-    // directory) and the rest: put it back together to find the file as the user named it.
-    std::string file = loc->getFilename().str();
-    if (sources.isUserFile(file)) return sources.map(file, loc->getLine(), loc->getColumn());
-    std::string joined = loc->getDirectory().str() + "/" + file;
-    if (!loc->getDirectory().empty() && sources.isUserFile(joined))
-      return sources.map(joined, loc->getLine(), loc->getColumn());
-  }
-  return {};
-}
 
 // What an access through `pointer` is, as far as the IR shows: the trampoline's own reads of its
 // argument slots (not user accesses), an access through a kernel parameter (by way of the
@@ -348,7 +348,25 @@ struct PointerClass {
   bool skip = false;
   int param = -1;
   int64_t threadgroupOffset = -1;
+  // A thread-private array or a program-scope constant, whose bounds are checked inline.
+  llvm::Value* object = nullptr;
+  uint64_t objectBytes = 0, elementSize = 1;
 };
+
+// The size of the innermost element of an array type (of arrays), for the index in reports.
+uint64_t innermostElementSize(llvm::Type* t, const llvm::DataLayout& layout) {
+  while (auto* a = llvm::dyn_cast<llvm::ArrayType>(t)) t = a->getElementType();
+  return std::max<uint64_t>(1, layout.getTypeAllocSize(t));
+}
+
+// The name of a private array or constant as the source spelt it: Clang's local names gain
+// suffixes when inlined ("thread_x.i", "acc.i12"), globals are mangled.
+std::string sourceName(const llvm::Value& v) {
+  std::string name = llvm::demangle(v.getName().str());
+  size_t dot = name.find('.');
+  if (dot != std::string::npos && dot > 0) name = name.substr(0, dot);
+  return name.empty() ? "<unnamed>" : name;
+}
 
 // If `pointer` is `args + 8*i` for the entry's args parameter, returns i.
 int argsSlot(const llvm::Value* pointer, const llvm::DataLayout& layout) {
@@ -360,14 +378,31 @@ int argsSlot(const llvm::Value* pointer, const llvm::DataLayout& layout) {
   return -1;
 }
 
-PointerClass classifyPointer(llvm::Value* pointer, const llvm::DataLayout& layout,
+PointerClass classifyPointer(llvm::Value* pointer, uint64_t accessBytes, const llvm::DataLayout& layout,
                              const std::set<std::string>& kernelFunctions,
                              const std::map<std::string, const KernelInfo*>& kernelOfEntrySymbol) {
   PointerClass c;
   const llvm::Value* base = llvm::getUnderlyingObject(pointer, 0);
   if (llvm::isa<llvm::AllocaInst>(base) || llvm::isa<llvm::GlobalVariable>(base)) {
-    // Thread-private memory, and (after lowering) program-scope constant data.
+    // Thread-private memory, and (after lowering) program-scope constant data: not the
+    // simulator's business unless the access may leave the object, which is checked inline.
     c.skip = true;
+    std::optional<uint64_t> bytes;
+    llvm::Type* type = nullptr;
+    if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(base)) {
+      if (auto size = alloca->getAllocationSize(layout)) bytes = size->getFixedValue();
+      type = alloca->getAllocatedType();
+    } else if (auto* global = llvm::dyn_cast<llvm::GlobalVariable>(base); global && !global->isDeclaration()) {
+      type = global->getValueType();
+      bytes = layout.getTypeAllocSize(type).getFixedValue();
+    }
+    if (!bytes || *bytes == 0) return c;
+    int64_t offset = 0;
+    const llvm::Value* constantBase = llvm::GetPointerBaseWithConstantOffset(pointer, offset, layout);
+    if (constantBase == base && offset >= 0 && uint64_t(offset) + accessBytes <= *bytes && accessBytes) return c;
+    c.object = const_cast<llvm::Value*>(base);
+    c.objectBytes = *bytes;
+    c.elementSize = innermostElementSize(type, layout);
     return c;
   }
   if (auto* arg = llvm::dyn_cast<llvm::Argument>(base)) {
@@ -479,6 +514,41 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
     }
     return accesses;
   };
+  llvm::FunctionCallee overrunFn = module.getOrInsertFunction(
+      hook::kPrivateOverrun, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, i64, i32, ptrTy}, false));
+  llvm::IRBuilder<>* builder = nullptr;
+  auto andAllowed = [&](llvm::Value* allowed, llvm::Value* ok) {
+    return allowed ? builder->CreateAnd(allowed, ok) : ok;
+  };
+  // An access to a private array or constant object: performed when [address, address + size)
+  // lies inside the object, else reported (kPrivateOverrun) and not performed, so a kernel cannot
+  // reach the simulator's stack or data through an index. One compare in the common case.
+  auto checkObjectBounds = [&](llvm::IRBuilder<>& b, llvm::Instruction& inst, const Access& a,
+                               const PointerClass& c) -> llvm::Value* {
+    AccessSite site;
+    site.op = a.op;
+    site.where = userPosition(inst, sources);
+    site.privateObject = sourceName(*c.object);
+    site.privateBytes = c.objectBytes;
+    site.privateElementSize = c.elementSize;
+    site.privateIsConstant = llvm::isa<llvm::GlobalVariable>(c.object);
+    uint32_t index = uint32_t(sites.size());
+    sites.push_back(site);
+    llvm::Value* size = b.CreateZExtOrTrunc(a.size, i64);
+    llvm::Value* bytes = llvm::ConstantInt::get(i64, c.objectBytes);
+    llvm::Value* offset = b.CreateSub(b.CreatePtrToInt(a.pointer, i64), b.CreatePtrToInt(c.object, i64));
+    llvm::Value* inside = b.CreateAnd(b.CreateICmpULE(size, bytes), b.CreateICmpULE(offset, b.CreateSub(bytes, size)));
+    llvm::BasicBlock* before = inst.getParent();
+    llvm::Instruction* slowEnd = llvm::SplitBlockAndInsertIfThen(b.CreateNot(inside), &inst, false,
+                                                                 llvm::MDBuilder(ctx).createBranchWeights(1, 1 << 20));
+    llvm::BasicBlock* slow = slowEnd->getParent();
+    llvm::IRBuilder<>(slowEnd).CreateCall(overrunFn, {a.pointer, size, llvm::ConstantInt::get(i32, index), c.object});
+    b.SetInsertPoint(&inst);
+    llvm::PHINode* ok = b.CreatePHI(b.getInt1Ty(), 2, "private.ok");
+    ok->addIncoming(b.getTrue(), before);
+    ok->addIncoming(b.getFalse(), slow);
+    return ok;
+  };
   for (auto& f : module) {
     if (f.isDeclaration()) continue;
     std::vector<llvm::Instruction*> work;
@@ -494,9 +564,16 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
       // The hooks run before the operation and say whether it may happen: an access the bounds
       // check rejects is not performed (a load yields zero), so it cannot corrupt host memory.
       llvm::IRBuilder<> b(inst);
+      builder = &b;
       llvm::Value* allowed = nullptr;
       for (auto& a : accesses) {
-        PointerClass c = classifyPointer(a.pointer, layout, kernelFunctions, kernelOfEntrySymbol);
+        auto* constantSize = llvm::dyn_cast<llvm::ConstantInt>(a.size);
+        PointerClass c = classifyPointer(a.pointer, constantSize ? constantSize->getZExtValue() : 0, layout,
+                                         kernelFunctions, kernelOfEntrySymbol);
+        if (c.object) {
+          allowed = andAllowed(allowed, checkObjectBounds(b, *inst, a, c));
+          continue;
+        }
         if (c.skip) continue;
         AccessSite site;
         site.op = a.op;
@@ -533,9 +610,10 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
         llvm::PHINode* ok = b.CreatePHI(b.getInt1Ty(), 2, "access.ok");
         ok->addIncoming(b.getTrue(), before);
         ok->addIncoming(hookSaysYes, slow);
-        allowed = allowed ? b.CreateAnd(allowed, ok) : ok;
+        allowed = andAllowed(allowed, ok);
       }
       if (!allowed) continue;
+      b.SetInsertPoint(inst);
       llvm::BasicBlock* head = inst->getParent();
       llvm::Instruction* thenEnd = llvm::SplitBlockAndInsertIfThen(allowed, inst, false);
       llvm::BasicBlock* tail = inst->getParent();

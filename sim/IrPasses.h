@@ -13,6 +13,7 @@
 namespace llvm {
 class Module;
 class Function;
+class DILocation;
 }  // namespace llvm
 
 namespace mslsim {
@@ -54,6 +55,10 @@ void stripVariableAnnotations(llvm::Module& module);
 // exceeds its timeout can abandon threads stuck in endless loops; the poll names the loop's
 // position in the user's source where the IR has it, for the timeout report.
 void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources);
+
+// The user's position of a debug location: the innermost frame (through inlining) in a user file;
+// empty when none is.
+SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources);
 
 // Whether `entry` can reach a barrier or a SIMD-group function (an indirect call counts as yes).
 bool reachesSynchronisation(llvm::Function& entry);

@@ -23,6 +23,7 @@
 #include <mutex>
 
 #include "Hooks.h"
+#include "HostBoundary.h"
 #include "IrPasses.h"
 
 namespace mslsim {
@@ -175,6 +176,10 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     return false;
   }
   module.setDataLayout((*tm)->createDataLayout());
+  SourceIndex noSources;
+  const SourceIndex& sources = program.sources ? *program.sources : noSources;
+  // Nothing of the host is reachable from the kernel's code (HostBoundary.h).
+  if (!checkHostBoundary(module, sources, error)) return false;
 
   std::map<std::string, ThreadgroupLayout> threadgroupLayouts = lowerThreadgroupMemory(module, kEntryPrefix);
   stripVariableAnnotations(module);
@@ -190,16 +195,20 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
             if (call->getCalledFunction()) kernelOfEntry[f.getName().str()] = call->getCalledFunction()->getName().str();
     }
   std::shared_ptr<const std::vector<AccessSite>> sites;
-  SourceIndex noSources;
   std::function<void(llvm::Module&)> instrumentation;
   if (instrument)
     instrumentation = [&](llvm::Module& m) {
       sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
-          m, kEntryPrefix, kernelOfEntry, program.kernels, program.sources ? *program.sources : noSources));
+          m, kEntryPrefix, kernelOfEntry, program.kernels, sources));
     };
   Optimised optimised = optimise(module, **tm, program.kernels, instrumentation);
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
-  insertCancellationPolls(module, program.sources ? *program.sources : noSources);
+  insertCancellationPolls(module, sources);
+  // What optimisation added (library calls for intrinsics, vector math) stays inside the boundary.
+  if (!checkHostBoundary(module, sources, error)) {
+    error = "internal error: after optimisation: " + error;
+    return false;
+  }
   // For developers of mslsim: the final IR, as the JIT gets it.
   if (const char* dump = std::getenv("MSLSIM_DUMP_IR")) {
     std::error_code ec;
@@ -261,16 +270,18 @@ JitResult loadObject(const CompiledObject& object) {
     result.error = llvm::toString(std::move(err));
     return result;
   }
-  // libm (expf, tanhf, ...) and libgcc (half conversions without F16C) come from this process.
+  // libm (expf, tanhf, ...) and libgcc (half conversions without F16C) come from this process, and
+  // nothing else does (HostBoundary.h): an object from the cache is held to the same boundary.
+  auto allowed = [](const llvm::orc::SymbolStringPtr& name) { return isAllowedHostSymbol((*name).str()); };
   auto generator = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      (*jit)->getDataLayout().getGlobalPrefix());
+      (*jit)->getDataLayout().getGlobalPrefix(), allowed);
   if (!generator) {
     result.error = llvm::toString(generator.takeError());
     return result;
   }
   dylib.addGenerator(std::move(*generator));
   // glibc's vector math library, for calls the vectoriser made (see optimise).
-  auto vectorMath = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", (*jit)->getDataLayout().getGlobalPrefix());
+  auto vectorMath = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1", (*jit)->getDataLayout().getGlobalPrefix(), allowed);
   if (vectorMath)
     dylib.addGenerator(std::move(*vectorMath));
   else

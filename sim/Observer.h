@@ -45,7 +45,10 @@ struct MemoryAccess {
   uint64_t size = 0;
   uint32_t siteIndex = 0;
   const AccessSite* site = nullptr;
-  enum class Target { Buffer, Threadgroup, Private, Unknown } target = Target::Unknown;
+  // PrivateArray: an access outside the thread-private array (or program-scope constant) the
+  // site's pointer comes from; `privateOffset` is its byte offset from the object's start.
+  enum class Target { Buffer, Threadgroup, Private, PrivateArray, Unknown } target = Target::Unknown;
+  int64_t privateOffset = 0;
   const MemoryRegion* region = nullptr;              // Buffer, or a threadgroup argument
   const ThreadgroupVariable* variable = nullptr;     // a threadgroup variable
   uint64_t arenaOffset = 0;                          // Threadgroup: offset of `address` in the arena

@@ -1,0 +1,31 @@
+// What a kernel's native code may reach of the host process. Kernels are untrusted input that runs
+// as native code in our process; MSL has no way to call anything outside the program and the
+// Metal standard library, so neither does the JIT: a module may refer to mslsim's own runtime entry
+// points and to the math and compiler-support functions that code generation lowers the standard
+// library to, and nothing else. Enforced twice: on the IR before code generation (with the user's
+// source line in the message) and at link time (the JIT resolves only allowed names, so a cached
+// object cannot reach more than a fresh one).
+#pragma once
+
+#include <string>
+
+#include "SourceIndex.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace mslsim {
+
+// Whether the JIT may resolve `name` (an unmangled linker name) from the process: mslsim's runtime
+// symbols, libm float/double math, glibc's vector math variants of those (_ZGV...), memcpy/memset/
+// memmove, and compiler-rt's soft-float and wide-integer helpers.
+bool isAllowedHostSymbol(const std::string& name);
+
+// Checks `module` against the boundary: every external function or variable it uses must be
+// allowed; no inline assembly (in a function or at module level), no global constructors or
+// destructors, no ifuncs, no recursion (MSL forbids it, and it would exhaust the stack). On a violation returns false with `error` a compile error in the
+// user's terms ("FILE:LINE:COL: error: ..."), naming the symbol as the source spelt it.
+bool checkHostBoundary(const llvm::Module& module, const SourceIndex& sources, std::string& error);
+
+}  // namespace mslsim
