@@ -267,6 +267,16 @@ void Launch::bindBuffer(unsigned index, HostArray& array, const std::string& ori
   buffers_[index] = {&array, nullptr, 0, array.dtype, origin};
 }
 
+void Launch::bindBuffer(unsigned index, HostArray& array, uint64_t offset, bool raw, const std::string& origin) {
+  if (offset > array.bytes.size())
+    throw Error("buffer " + std::to_string(index) + " (" + origin + "): offset " + std::to_string(offset) +
+                " is past the end of its allocation (" + std::to_string(array.bytes.size()) + " bytes)");
+  Binding b{&array, nullptr, 0, array.dtype, origin};
+  b.offset = offset;
+  b.raw = raw;
+  buffers_[index] = b;
+}
+
 void Launch::bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype,
                         const std::string& origin, const void* regionBegin, uint64_t regionBytes,
                         bool uninitialized) {
@@ -312,11 +322,14 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
           array.dtype = DType::BFloat16;  // .npy stores bfloat16 as <u2 bit patterns
         // A kernel may be handed an empty buffer; give it a valid address all the same.
         if (array.bytes.capacity() == 0) array.bytes.reserve(16);
-        binding.address = array.bytes.data();
-        binding.bytes = array.bytes.size();
+        binding.address = array.bytes.data() + binding.offset;
+        binding.bytes = array.bytes.size() - binding.offset;
         binding.dtype = array.dtype;
+        // The allocation, for the bounds check (an offset binding sees all of it, as on Metal).
+        binding.regionBegin = array.bytes.data();
+        binding.regionBytes = array.bytes.size();
       }
-      if (!dtypeMatchesElementType(binding.dtype, a.pointeeType))
+      if (!binding.raw && !dtypeMatchesElementType(binding.dtype, a.pointeeType))
         throw Error(argLabel(a) + ": " + binding.origin + " holds " + dtypeName(binding.dtype) +
                          " data, which does not match element type '" + a.pointeeType + "'");
       if (a.pointeeSize && binding.bytes < a.pointeeSize)

@@ -89,6 +89,12 @@ class Launch {
   // Binds `array` (whose bytes the kernel reads and writes in place) to [[buffer(index)]]. `origin`
   // names where the data came from, for error messages (a file name or a spec).
   void bindBuffer(unsigned index, HostArray& array, const std::string& origin);
+  // As Metal's setBuffer(buffer, offset, index): binds `array` as an allocation, the kernel's
+  // pointer at byte `offset`. One allocation may be bound at several indices (aliases, overlapping
+  // views); bounds are the allocation's, so an access before the offset or past the view but
+  // inside the allocation is legal, as on Metal. With `raw`, the allocation is untyped memory (a
+  // packed MTLBuffer) and binds to any element type.
+  void bindBuffer(unsigned index, HostArray& array, uint64_t offset, bool raw, const std::string& origin);
   // Binds `bytes` bytes of `dtype` elements at `address` (which must outlive the run).
   // `regionBegin`/`regionBytes` give the whole allocation when it extends before `address` (a view
   // with negative strides); by default the region is [address, address + bytes).
@@ -111,6 +117,8 @@ class Launch {
     const void* regionBegin = nullptr;
     uint64_t regionBytes = 0;
     bool uninitialized = false;
+    uint64_t offset = 0;  // of the kernel's pointer in `array`
+    bool raw = false;     // untyped memory: any element type
   };
   const ExecutableKernel& kernel_;
   std::map<unsigned, Binding> buffers_;

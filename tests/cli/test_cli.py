@@ -246,6 +246,40 @@ class Cli(unittest.TestCase):
                         "--buffer", "0=iota:float32:8", "--buffer", "1=iota:float32:8", "--buffer", "2=zeros:float32:8")
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_buffers_are_allocations_bound_at_offsets(self):
+        # One packed allocation holds a float32 tensor, a half tensor and padding, as ggml packs
+        # tensors into one MTLBuffer: `@J+BYTES` binds it again at an offset, `@J` aliases it.
+        src = self.path("packed.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void packed(device const float* a [[buffer(0)]], device const half* h [[buffer(1)]],\n"
+                    "                   device float* out [[buffer(2)]], device const float* same [[buffer(3)]],\n"
+                    "                   uint i [[thread_position_in_grid]]) {\n"
+                    "  out[i] = a[i] + float(h[i]) + (a == same ? 100.0f : 0.0f) + a[i + READ_AHEAD];\n"
+                    "}\n")
+        packed = np.zeros(64, np.uint8)
+        packed[:16] = np.arange(4, dtype=np.float32).view(np.uint8)
+        packed[16:24] = np.array([1, 2, 3, 4], np.float16).view(np.uint8)
+        packed[24:40] = np.full(4, 7, np.float32).view(np.uint8)
+        np.save(self.path("packed.npy"), packed)
+        out = self.path("packed_out.npy")
+        args = ["run", src, "--kernel", "packed", "--grid", "4", "--threadgroup", "4",
+                "--buffer", "0=" + self.path("packed.npy"), "--buffer", "1=@0+16", "--buffer", "2=zeros:float32:4",
+                "--buffer", "3=@0"]
+        # Reading past the view of `a` but inside the allocation is legal, as on Metal.
+        p = self.mslsim(*args, "-D", "READ_AHEAD=6", "--check", "all", "--output", "2=" + out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        np.testing.assert_array_equal(np.load(out), np.arange(4) + np.arange(1, 5) + 100 + 7)
+        # Past the allocation is not.
+        p = self.mslsim(*args, "-D", "READ_AHEAD=14")
+        self.assertFails(p, 1, "error [out-of-bounds]", "4 bytes past the end of buffer 0", "packed.metal:6:")
+        p = self.mslsim(*args[:-1], "3=@5", "-D", "READ_AHEAD=0")
+        self.assertFails(p, 2, "--buffer 3=@5: buffer 5 is not given")
+        p = self.mslsim(*[a if a != "1=@0+16" else "1=@0+100" for a in args], "-D", "READ_AHEAD=0")
+        self.assertFails(p, 2, "offset 100 is past the end of its allocation (64 bytes)")
+        p = self.mslsim(*args, "-D", "READ_AHEAD=0", "--output", "1=" + out)
+        self.assertFails(p, 2, "buffer 1 is a view of buffer 0; write that allocation")
+
     def test_compile_cache_reuses_code_and_notices_changed_headers(self):
         cache = self.path("cache")
         inc = self.path("cinc")
