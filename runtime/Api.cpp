@@ -69,6 +69,12 @@ Dispatch& Dispatch::bind(unsigned bufferIndex, HostArray& array) {
   return *this;
 }
 
+Dispatch& Dispatch::bind(unsigned bufferIndex, HostArray& allocation, uint64_t offset) {
+  launch_->bindBuffer(bufferIndex, allocation, offset, allocation.dtype == DType::UInt8,
+                      "buffer " + std::to_string(bufferIndex) + " (at byte " + std::to_string(offset) + ")");
+  return *this;
+}
+
 Dispatch& Dispatch::bind(const std::string& argumentName, HostArray& array) {
   for (auto& a : kernel_.info().arguments)
     if (a.name == argumentName) {

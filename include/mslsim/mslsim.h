@@ -102,6 +102,11 @@ class Dispatch {
 
   Dispatch& bind(unsigned bufferIndex, HostArray& array);
   Dispatch& bind(const std::string& argumentName, HostArray& array);
+  // Metal's setBuffer(buffer, offset, index): `allocation` bound with the kernel's pointer at byte
+  // `offset`. One allocation may be bound at several indices; bounds are the allocation's (reads
+  // past the view but inside the allocation are legal). A uint8 allocation is untyped memory and
+  // binds to any element type, like an MTLBuffer packing tensors of several types.
+  Dispatch& bind(unsigned bufferIndex, HostArray& allocation, uint64_t offset);
   Dispatch& threadgroupMemory(unsigned index, uint64_t bytes);
   // Throws Error for binding mistakes (naming the argument); kernel bugs are in the Report.
   Report run(Size3 grid, Size3 threadgroup, DispatchMode mode = DispatchMode::Threads,

@@ -431,3 +431,41 @@ kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_thr
     for (uint32_t g = 0; g < 160; ++g) EXPECT_EQ(r->out[g], expectedAt(g)) << "thread " << g;
   }
 }
+
+// Metal's binding model: one allocation, bound at two indices and at a byte offset. The view at
+// the offset may be read past its end while the allocation lasts; past the allocation is a finding.
+TEST(Binding, OneAllocationAtSeveralIndicesAndOffsets) {
+  std::string source = R"(#include <metal_stdlib>
+using namespace metal;
+kernel void k(device const float* a [[buffer(0)]], device const float* tail [[buffer(1)]],
+              device float* out [[buffer(2)]], constant int& ahead [[buffer(3)]], uint i [[thread_position_in_grid]]) {
+  out[i] = tail[i] + tail[i + ahead] + (tail == a + 4 ? 100.0f : 0.0f);
+})";
+  auto p = Program::compileSource("/virtual/binding.metal", source, {}, true);
+  HostArray packed = HostArray::filled(DType::Float32, 12, 0);
+  for (uint64_t i = 0; i < 12; ++i) packed.setValue(i, double(i));
+  for (int ahead : {4, 6}) {
+    HostArray out = HostArray::filled(DType::Float32, 4, -1);
+    HostArray aheadArg = HostArray::filled(DType::Int32, 1, ahead);
+    Launch launch(p->kernel("k"));
+    launch.bindBuffer(0, packed, 0, false, "packed");
+    launch.bindBuffer(1, packed, 16, false, "packed at byte 16");
+    launch.bindBuffer(2, out, "out");
+    launch.bindBuffer(3, aheadArg, "ahead");
+    DispatchOptions options;
+    options.checks = parseCheckList("all");
+    DispatchResult r = launch.run(DispatchMode::Threads, {4, 1, 1}, {4, 1, 1}, options);
+    if (ahead == 4) {
+      // tail[i + 4] is packed[i + 8]: inside the allocation (the view holds packed[4..11]).
+      EXPECT_FALSE(r.hasErrors());
+      for (uint64_t i = 0; i < 4; ++i) EXPECT_EQ(out.valueAt(i), double((i + 4) + (i + 8) + 100));
+    } else {
+      // packed[i + 10] for i = 2, 3 is past the allocation: reported, and the loads yield zero.
+      EXPECT_TRUE(hasFinding(r, "out-of-bounds", Finding::Severity::Error));
+      EXPECT_EQ(out.valueAt(3), double(7 + 0 + 100));
+    }
+  }
+  HostArray out = HostArray::filled(DType::Float32, 4, -1);
+  Launch launch(p->kernel("k"));
+  EXPECT_THROW(launch.bindBuffer(1, packed, 49, false, "packed"), Error);
+}
