@@ -137,18 +137,24 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   CompileResult compiled = compileMsl(path, source, options);
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
   auto sources = compiled.program.sources;
-  CompiledObject object;
-  std::string error;
-  if (!compileToObject(std::move(compiled.program), checked, object, error))
-    // A located error ("FILE:LINE:COL: error: ...") names its file already.
-    throw Error(error.rfind("error:", 0) == 0 || error.rfind("internal error", 0) == 0 ? path + ": " + error : error);
-  JitResult jit = loadObject(object);
-  if (!jit.ok) throw Error(path + ": " + jit.error);
   program->sources_ = sources;
-  program->kernels_ = std::move(jit.kernels);
-  for (auto& d : compiled.diagnostics)
-    if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
-  if (disk.enabled()) disk.store(diskKey, path, object, program->warnings_);
+  // No kernel chosen (options.kernels empty): checked, but no code until kernel() asks for one.
+  if (compiled.program.module) {
+    CompiledObject object;
+    std::string error;
+    if (!compileToObject(std::move(compiled.program), checked, object, error))
+      // A located error ("FILE:LINE:COL: error: ...") names its file already.
+      throw Error(error.rfind("error:", 0) == 0 || error.rfind("internal error", 0) == 0 ? path + ": " + error : error);
+    JitResult jit = loadObject(object);
+    if (!jit.ok) throw Error(path + ": " + jit.error);
+    program->kernels_ = std::move(jit.kernels);
+    for (auto& d : compiled.diagnostics)
+      if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
+    if (disk.enabled()) disk.store(diskKey, path, object, program->warnings_);
+  } else {
+    for (auto& d : compiled.diagnostics)
+      if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
+  }
   program->compileMs_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   cache[key] = program;
@@ -279,8 +285,9 @@ void Launch::bindBuffer(unsigned index, HostArray& array, uint64_t offset, bool 
 
 void Launch::bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype,
                         const std::string& origin, const void* regionBegin, uint64_t regionBytes,
-                        bool uninitialized) {
+                        bool uninitialized, bool raw) {
   buffers_[index] = {nullptr, address, bytes, dtype, origin, regionBegin, regionBytes, uninitialized};
+  buffers_[index].raw = raw;
 }
 
 void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }

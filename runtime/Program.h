@@ -98,8 +98,10 @@ class Launch {
   // Binds `bytes` bytes of `dtype` elements at `address` (which must outlive the run).
   // `regionBegin`/`regionBytes` give the whole allocation when it extends before `address` (a view
   // with negative strides); by default the region is [address, address + bytes).
+  // With `raw`, the memory is untyped and binds to any element type.
   void bindMemory(unsigned index, void* address, uint64_t bytes, DType dtype, const std::string& origin,
-                  const void* regionBegin = nullptr, uint64_t regionBytes = 0, bool uninitialized = false);
+                  const void* regionBegin = nullptr, uint64_t regionBytes = 0, bool uninitialized = false,
+                  bool raw = false);
   void setThreadgroupMemory(unsigned index, uint64_t bytes);
 
   // Checks the bindings against the kernel's arguments (throws Error naming the argument at

@@ -98,13 +98,14 @@ import types as _pytypes
 import numpy as _np
 
 from ._mslsim import KernelError, _MetalKernel
+from .library import Library, LibraryKernel
 from ._types import (Device, DeviceType, Dtype, Stream, bfloat16, bfloat16_array, bool_,
                      complex64, cpu, default_device, default_stream, float16, float32, float64,
                      gpu, int8, int16, int32, int64, new_stream, resolve_dtype, to_bfloat16,
                      uint8, uint16, uint32, uint64)
 
 __all__ = [
-    "metal_kernel", "MetalKernel", "KernelError", "fast", "array",
+    "metal_kernel", "MetalKernel", "KernelError", "fast", "array", "Library", "LibraryKernel",
     "Dtype", "bool_", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
     "float16", "float32", "float64", "bfloat16", "complex64",
     "bfloat16_array", "to_bfloat16",

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -27,6 +28,7 @@
 #include <mslsim/host_array.h>
 #include <mslsim/mlx.h>
 #include "Program.h"
+#include "Report.h"
 
 namespace py = pybind11;
 using mslsim::DType;
@@ -198,6 +200,93 @@ class PyMetalKernel {
   mx::MetalKernel kernel_;
 };
 
+// `mslsim.Library`: a whole .metal file or source string, its kernels dispatched on numpy memory
+// bound in place, as Metal binds buffers (python/mslsim/library.py normalises the arguments).
+class PyLibrary {
+ public:
+  PyLibrary(std::optional<std::string> path, std::optional<std::string> source, std::string name,
+            std::vector<std::string> includeDirs, std::vector<std::string> defines,
+            std::map<unsigned, double> constants)
+      : path_(path ? *path : name), source_(std::move(source)) {
+    options_.includeDirs = std::move(includeDirs);
+    options_.defines = std::move(defines);
+    options_.functionConstants = std::move(constants);
+    options_.kernels = std::vector<std::string>{};  // parse now, generate code per kernel when called
+    program(false);                                // compile errors surface here
+  }
+
+  std::vector<std::string> kernelNames() const {
+    return mslsim::Program::listKernels(path_, source_ ? *source_ : mslsim::readSourceFile(path_), options_);
+  }
+
+  // bindings: (index, dtype name or "raw", address, bytes, allocation begin, allocation bytes, origin)
+  void dispatch(const std::string& kernelName,
+                const std::vector<std::tuple<unsigned, std::string, uintptr_t, uint64_t, uintptr_t, uint64_t, std::string>>& bindings,
+                const std::map<unsigned, uint64_t>& threadgroupMemory, std::array<uint32_t, 3> grid,
+                std::array<uint32_t, 3> threadgroup, const std::string& mode, const std::string& checks,
+                double timeoutSeconds, unsigned workers) {
+    mslsim::DispatchOptions options;
+    try {
+      options.checks = mslsim::parseCheckList(checks);
+    } catch (const mslsim::Error& e) {
+      throw py::value_error(e.what());
+    }
+    options.timeoutSeconds = timeoutSeconds;
+    options.workers = workers;
+    if (mode != "threads" && mode != "threadgroups")
+      throw py::value_error("mslsim: dispatch must be 'threads' or 'threadgroups', not '" + mode + "'");
+    mslsim::DispatchResult result;
+    std::shared_ptr<const mslsim::Program> p;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(runMutex);
+      try {
+        p = program(options.checks.needsInstrumentation());
+        mslsim::Launch launch(p->kernel(kernelName));
+        for (auto& [index, dtype, address, bytes, begin, allocationBytes, origin] : bindings) {
+          bool raw = dtype == "raw";
+          launch.bindMemory(index, reinterpret_cast<void*>(address), bytes, raw ? DType::UInt8 : dtypeFromName(dtype),
+                            origin, reinterpret_cast<const void*>(begin), allocationBytes, false, raw);
+        }
+        for (auto& [index, bytes] : threadgroupMemory) launch.setThreadgroupMemory(index, bytes);
+        result = launch.run(mode == "threads" ? mslsim::DispatchMode::Threads : mslsim::DispatchMode::Threadgroups,
+                            {grid[0], grid[1], grid[2]}, {threadgroup[0], threadgroup[1], threadgroup[2]}, options);
+      } catch (const mslsim::Error& e) {
+        throw mx::RuntimeError(e.what());
+      }
+    }
+    std::string report;
+    for (auto& f : result.findings) {
+      if (f.severity == mslsim::Finding::Severity::Error)
+        report += p->formatFinding(f) + "\n";
+      else
+        py::module_::import("sys").attr("stderr").attr("write")("mslsim: " + p->formatFinding(f) + "\n");
+    }
+    if (!report.empty())
+      throw mx::KernelError("[mslsim] kernel " + kernelName + " failed:\n" + report,
+                            mslsim::findingsToJson(kernelName, result.findings));
+  }
+
+ private:
+  std::shared_ptr<const mslsim::Program> program(bool checked) {
+    auto& slot = checked ? checked_ : unchecked_;
+    if (!slot) {
+      try {
+        slot = source_ ? mslsim::Program::compileSource(path_, *source_, options_, checked)
+                       : mslsim::Program::compileFile(path_, options_, checked);
+      } catch (const mslsim::Error& e) {
+        throw mx::RuntimeError(e.what());
+      }
+    }
+    return slot;
+  }
+
+  std::string path_;
+  std::optional<std::string> source_;
+  mslsim::CompileOptions options_;
+  std::shared_ptr<const mslsim::Program> unchecked_, checked_;
+};
+
 }  // namespace
 
 PYBIND11_MODULE(_mslsim, m) {
@@ -238,6 +327,16 @@ PYBIND11_MODULE(_mslsim, m) {
                              [](const PyMetalKernel& k) { return k.spec().ensureRowContiguous; })
       .def_property_readonly("atomic_outputs",
                              [](const PyMetalKernel& k) { return k.spec().atomicOutputs; });
+
+  py::class_<PyLibrary>(m, "_Library")
+      .def(py::init<std::optional<std::string>, std::optional<std::string>, std::string, std::vector<std::string>,
+                    std::vector<std::string>, std::map<unsigned, double>>(),
+           py::arg("path"), py::arg("source"), py::arg("name"), py::arg("include_dirs"), py::arg("defines"),
+           py::arg("constants"))
+      .def("kernel_names", &PyLibrary::kernelNames)
+      .def("dispatch", &PyLibrary::dispatch, py::arg("kernel"), py::arg("bindings"), py::arg("threadgroup_memory"),
+           py::arg("grid"), py::arg("threadgroup"), py::arg("mode"), py::arg("checks"), py::arg("timeout_seconds"),
+           py::arg("workers"));
 
   m.def("dtype_size", [](const std::string& name) { return mslsim::dtypeSize(dtypeFromName(name)); });
   m.def("msl_type_name", [](const std::string& name) { return mx::mslTypeName(dtypeFromName(name)); });
