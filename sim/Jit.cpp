@@ -11,6 +11,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
+#include <llvm/Transforms/Scalar/DCE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
@@ -115,6 +116,9 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
     if (instrument) {
       llvm::FunctionPassManager promote;
       promote.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+      // A load whose value is never used is no access: Apple's compiler removes it (MLX's steel
+      // GEMM reads the parameters of a disabled epilogue into objects it never uses).
+      promote.addPass(llvm::DCEPass());
       prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
     }
     prepare.run(module, mam);

@@ -93,6 +93,12 @@ class RealMsl(unittest.TestCase):
         np.testing.assert_array_equal(out[1], np.sign(i - 3))
         np.testing.assert_array_equal(out[2], np.sign(i - 3).astype(np.float32))
 
+    def test_dead_loads_through_a_disabled_argument_are_no_access(self):
+        src = os.path.join(HERE, "disabled_argument_dead_read.metal")
+        for checks in ([], ["--check", "all"]):
+            out = self.run_kernel(src, "dead_read", 8, 8, {0: "iota:float32:8", 1: "zeros:float32:8"}, [1], *checks)[1]
+            np.testing.assert_array_equal(out, np.arange(8, dtype=np.float32) * 2)
+
     def test_misaligned_vector_store_runs_as_on_apple_gpus(self):
         src = os.path.join(HERE, "misaligned_float4_store.metal")
         for checks in ("none", "bounds,sync", "all"):

@@ -17,13 +17,21 @@ import numpy as np
 CASES = []
 
 
+@dataclass(frozen=True)
+class View:
+    """A binding of another buffer's allocation, as Metal's setBuffer(buffer, offset, index) binds
+    one MTLBuffer at several indices and offsets (`mslsim run --buffer I=@J+OFFSET`)."""
+    of: int              # the index whose array is the allocation
+    offset: int = 0      # bytes
+
+
 @dataclass
 class Dispatch:
     source: str                      # path relative to the checkout root
     kernel: str                      # host name, as the project's host code builds it
     grid: tuple                      # threads (dispatchThreads) or threadgroups (dispatchThreadgroups)
     threadgroup: tuple
-    buffers: dict                    # index -> numpy array (struct arguments as uint8 arrays)
+    buffers: dict                    # index -> numpy array (struct arguments as uint8 arrays) or View
     outputs: list                    # indices read back after the dispatch
     constants: dict = field(default_factory=dict)           # function constant index -> bool/int/float
     threadgroup_memory: dict = field(default_factory=dict)  # [[threadgroup(n)]] index -> bytes

@@ -49,6 +49,9 @@ def command(mslsim, root, d, tmp, checks):
     for inc in d.includes:
         cmd += ["-I", os.path.join(root, inc)]
     for index, array in sorted(d.buffers.items()):
+        if isinstance(array, realkernels.View):
+            cmd += ["--buffer", "%d=@%d+%d" % (index, array.of, array.offset)]
+            continue
         path = os.path.join(tmp, "in%d.npy" % index)
         np.save(path, np.ascontiguousarray(array))
         cmd += ["--buffer", "%d=%s" % (index, path)]
