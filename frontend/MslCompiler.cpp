@@ -356,11 +356,13 @@ clang::ParsedAttrInfo::AttrHandling handle(clang::Sema& sema, clang::Decl* decl,
   // MSL allows `threadgroup` variables in any block scope; C++ has no such storage, so a
   // threadgroup local becomes a function-scope static (one per template instantiation), which the
   // simulator later moves into the per-threadgroup arena. Pointers and references to threadgroup
-  // memory stay ordinary locals.
+  // memory stay ordinary locals, and so do arrays of them (`threadgroup float* rows[4]`: ggml's
+  // helper_mv_reduce_and_write), whose elements point into threadgroup memory.
   if (annotation == "msl_threadgroup_memory") {
     if (auto* var = llvm::dyn_cast<clang::VarDecl>(decl)) {
-      if (!llvm::isa<clang::ParmVarDecl>(var) && var->isLocalVarDecl() &&
-          !var->getType()->isPointerType() && !var->getType()->isReferenceType())
+      clang::QualType element = sema.Context.getBaseElementType(var->getType());
+      if (!llvm::isa<clang::ParmVarDecl>(var) && var->isLocalVarDecl() && !element->isPointerType() &&
+          !var->getType()->isReferenceType())
         var->setStorageClass(clang::SC_Static);
     }
   }

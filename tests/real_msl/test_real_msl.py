@@ -93,6 +93,13 @@ class RealMsl(unittest.TestCase):
         np.testing.assert_array_equal(out[1], np.sign(i - 3))
         np.testing.assert_array_equal(out[2], np.sign(i - 3).astype(np.float32))
 
+    def test_arrays_of_pointers_to_threadgroup_memory_are_private(self):
+        src = os.path.join(HERE, "threadgroup_pointer_array.metal")
+        for checks in ([], ["--check", "all"]):
+            out = self.run_kernel(src, "private_pointer_array", 64, 64, {0: "zeros:float32:64"}, [0],
+                                  "--threadgroup-memory", "0=256", *checks)[0]
+            np.testing.assert_array_equal(out, np.arange(64, dtype=np.float32))
+
     def test_dead_loads_through_a_disabled_argument_are_no_access(self):
         src = os.path.join(HERE, "disabled_argument_dead_read.metal")
         for checks in ([], ["--check", "all"]):
