@@ -18,6 +18,7 @@
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/AST/Stmt.h>
 #include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/DiagnosticSema.h>
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/Version.h>
 #include <clang/Basic/SourceManager.h>
@@ -1045,6 +1046,11 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h",
       "-include", std::string(kHeaderRoot) + "/__mslsim/function_constants.h", "-Wno-ignored-attributes",
       "-Wno-duplicate-decl-specifier",  // `const constant T&` is `const const T&` here
+      // A library compiled unspecialised has its function constants at zero; divisions by them
+      // are not the program's mistakes (Metal refuses a pipeline whose constants are unset).
+      "-Wno-division-by-zero",
+      // GNU range designators (`{ [0 ... N-1] = 0.0f }`) are accepted by Apple's compiler; ggml uses them.
+      "-Wno-c99-designator",
       "-ferror-limit", "20", "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",
       llvm::sys::path::filename(mainPath).str()};
   if (options.fastMath) {
@@ -1086,6 +1092,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
   // Again, now that the invocation holds the -W options and the error limit: the engine made
   // before it had the defaults.
   ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
+  // As for divisions by an unspecialised function constant (above): a `switch` over one has no
+  // matching case (ggml's flash attention, once per instantiation). The warning has no -W flag.
+  ci.getDiagnostics().setSeverity(clang::diag::warn_missing_case_for_condition, clang::diag::Severity::Ignored,
+                                  clang::SourceLocation());
   // MSL has no double: `1.0` is a float, as in OpenCL.
   ci.getInvocation().getLangOpts()->SinglePrecisionConstants = true;
   ci.createFileManager(fs);

@@ -258,6 +258,11 @@ bool dtypeMatchesElementType(DType dtype, const std::string& mslType) {
   // Integers of one width match whatever their signedness: host code binds an `int` to a
   // `constant uint&` (MLX does so everywhere) and Metal, which binds bytes, accepts it.
   auto isInteger = [](DType d) { return !isFloating(d) && d != DType::Bool && d != DType::Complex64; };
+  // A byte pointer addresses raw memory, as in C: ggml takes every tensor as `device const char*`
+  // and casts it to the tensor's type.
+  if (t == "char" || t == "uchar" || t == "int8_t" || t == "uint8_t" || t == "unsigned char" ||
+      t == "signed char" || t == "void")
+    return true;
   bool knownType = false;
   for (auto& [d, name] : kNames)
     if (name == t) {
