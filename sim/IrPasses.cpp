@@ -12,11 +12,18 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <cstring>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Demangle/Demangle.h>
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <vector>
@@ -627,6 +634,223 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
     }
   }
   return sites;
+}
+
+namespace {
+
+// The bytes of a constant as memory holds it (undef as zero); false for what has no fixed bytes
+// (a pointer, a constant expression).
+bool constantBytes(const llvm::Constant* c, const llvm::DataLayout& layout, uint8_t* out) {
+  uint64_t size = layout.getTypeStoreSize(c->getType());
+  if (llvm::isa<llvm::ConstantAggregateZero>(c) || llvm::isa<llvm::UndefValue>(c) ||
+      llvm::isa<llvm::ConstantPointerNull>(c)) {
+    std::memset(out, 0, size);
+    return true;
+  }
+  if (auto* i = llvm::dyn_cast<llvm::ConstantInt>(c)) {
+    llvm::APInt v = i->getValue().zextOrTrunc(unsigned(size * 8));
+    for (uint64_t b = 0; b < size; ++b) out[b] = uint8_t(v.extractBitsAsZExtValue(8, unsigned(b * 8)));
+    return true;
+  }
+  if (auto* f = llvm::dyn_cast<llvm::ConstantFP>(c)) {
+    llvm::APInt v = f->getValueAPF().bitcastToAPInt().zextOrTrunc(unsigned(size * 8));
+    for (uint64_t b = 0; b < size; ++b) out[b] = uint8_t(v.extractBitsAsZExtValue(8, unsigned(b * 8)));
+    return true;
+  }
+  if (auto* data = llvm::dyn_cast<llvm::ConstantDataSequential>(c)) {
+    llvm::StringRef raw = data->getRawDataValues();
+    std::memset(out, 0, size);
+    std::memcpy(out, raw.data(), std::min<uint64_t>(raw.size(), size));
+    return true;
+  }
+  if (llvm::isa<llvm::ConstantVector>(c) || llvm::isa<llvm::ConstantArray>(c) || llvm::isa<llvm::ConstantStruct>(c)) {
+    std::memset(out, 0, size);
+    auto* structType = llvm::dyn_cast<llvm::StructType>(c->getType());
+    const llvm::StructLayout* fields = structType ? layout.getStructLayout(structType) : nullptr;
+    for (unsigned i = 0; i < c->getNumOperands(); ++i) {
+      auto* element = llvm::cast<llvm::Constant>(c->getOperand(i));
+      uint64_t offset = fields ? fields->getElementOffset(i)
+                               : i * (llvm::isa<llvm::ConstantVector>(c) ? layout.getTypeStoreSize(element->getType())
+                                                                        : layout.getTypeAllocSize(element->getType()));
+      if (!constantBytes(element, layout, out + offset)) return false;
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void evaluateGlobalConstructors(llvm::Module& module) {
+  llvm::GlobalVariable* list = module.getNamedGlobal("llvm.global_ctors");
+  if (!list || !list->hasInitializer()) return;
+  auto* entries = llvm::dyn_cast<llvm::ConstantArray>(list->getInitializer());
+  if (!entries) return;
+  const llvm::DataLayout& layout = module.getDataLayout();
+  llvm::TargetLibraryInfoImpl libraryInfo(llvm::Triple(module.getTargetTriple()));
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb;
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  // Inline what the initialiser calls (vector and matrix constructors), promote its locals and
+  // fold: a constructor of constants becomes stores of constants to the variables.
+  auto simplify = [&](llvm::Function& f) {
+    for (int round = 0; round < 16; ++round) {
+      std::vector<llvm::CallBase*> calls;
+      for (auto& bb : f)
+        for (auto& inst : bb)
+          if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+            if (call->getCalledFunction() && !call->getCalledFunction()->isDeclaration()) calls.push_back(call);
+      if (calls.empty()) break;
+      for (llvm::CallBase* call : calls) {
+        llvm::InlineFunctionInfo info;
+        (void)llvm::InlineFunction(*call, info);
+      }
+    }
+    // LLVM's -O2 function simplification (SROA, InstCombine, full unrolling of the constant-trip
+    // loops that copy an initializer list, as SPIR-V Cross's spvUnsafeArray does).
+    llvm::FunctionPassManager passes =
+        pb.buildFunctionSimplificationPipeline(llvm::OptimizationLevel::O2, llvm::ThinOrFullLTOPhase::None);
+    passes.run(f, fam);
+  };
+  // The stores of one straight-line initialiser, applied to byte images of the variables. A load
+  // of a variable initialised before (`constant int t[2] = {int(size.x), 1};`) reads the image:
+  // it is replaced by that constant and the initialiser folded again.
+  std::map<llvm::GlobalVariable*, std::vector<uint8_t>> images;
+  enum class Step { Done, Failed, Folded };
+  auto imageOf = [&](std::map<llvm::GlobalVariable*, std::vector<uint8_t>>& in, llvm::GlobalVariable* global)
+      -> std::vector<uint8_t>* {
+    if (!global->hasInitializer() || global->getParent() != &module) return nullptr;
+    auto it = in.find(global);
+    if (it == in.end()) {
+      std::vector<uint8_t> bytes(layout.getTypeAllocSize(global->getValueType()));
+      if (!constantBytes(global->getInitializer(), layout, bytes.data())) return nullptr;
+      it = in.emplace(global, std::move(bytes)).first;
+    }
+    return &it->second;
+  };
+  std::function<llvm::Constant*(llvm::Type*, const uint8_t*)> constantFromBytes =
+      [&](llvm::Type* type, const uint8_t* bytes) -> llvm::Constant* {
+    uint64_t size = layout.getTypeStoreSize(type);
+    if (auto* array = llvm::dyn_cast<llvm::ArrayType>(type)) {
+      std::vector<llvm::Constant*> elements;
+      uint64_t stride = layout.getTypeAllocSize(array->getElementType());
+      for (uint64_t i = 0; i < array->getNumElements(); ++i) {
+        elements.push_back(constantFromBytes(array->getElementType(), bytes + i * stride));
+        if (!elements.back()) return nullptr;
+      }
+      return llvm::ConstantArray::get(array, elements);
+    }
+    if (auto* structType = llvm::dyn_cast<llvm::StructType>(type)) {
+      const llvm::StructLayout* fields = layout.getStructLayout(structType);
+      std::vector<llvm::Constant*> elements;
+      for (unsigned i = 0; i < structType->getNumElements(); ++i) {
+        elements.push_back(constantFromBytes(structType->getElementType(i), bytes + fields->getElementOffset(i)));
+        if (!elements.back()) return nullptr;
+      }
+      return llvm::ConstantStruct::get(structType, elements);
+    }
+    if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type))
+      if (vector->getElementType()->isIntegerTy() || vector->getElementType()->isFloatingPointTy())
+        return llvm::ConstantDataVector::getRaw(llvm::StringRef(reinterpret_cast<const char*>(bytes), size),
+                                                vector->getNumElements(), vector->getElementType());
+    if (!type->isIntegerTy() && !type->isFloatingPointTy()) return nullptr;
+    llvm::APInt bits(unsigned(size * 8), 0);
+    for (uint64_t b = 0; b < size; ++b) bits.insertBits(uint64_t(bytes[b]), unsigned(b * 8), 8);
+    bits = bits.trunc(type->getPrimitiveSizeInBits().getFixedValue());
+    if (type->isIntegerTy()) return llvm::ConstantInt::get(type, bits);
+    return llvm::ConstantFP::get(type->getContext(), llvm::APFloat(type->getFltSemantics(), bits));
+  };
+  std::set<llvm::GlobalVariable*> written;
+  auto evaluate = [&](llvm::Function& f) {
+    if (f.size() != 1) return Step::Failed;
+    std::map<llvm::GlobalVariable*, std::vector<uint8_t>> next = images;
+    std::set<llvm::GlobalVariable*> writtenNext = written;
+    for (llvm::Instruction& inst : f.front()) {
+      if (llvm::isa<llvm::ReturnInst>(inst)) continue;
+      if (auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+        if (intrinsic->getIntrinsicID() == llvm::Intrinsic::invariant_start || intrinsic->isLifetimeStartOrEnd())
+          continue;
+      auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+      auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+      if ((!load && !store) || (load && load->isVolatile()) || (store && store->isVolatile())) return Step::Failed;
+      llvm::Value* pointer = load ? load->getPointerOperand() : store->getPointerOperand();
+      int64_t offset = 0;
+      auto* global = llvm::dyn_cast_or_null<llvm::GlobalVariable>(
+          llvm::GetPointerBaseWithConstantOffset(pointer, offset, layout));
+      std::vector<uint8_t>* image = global ? imageOf(next, global) : nullptr;
+      llvm::Type* type = load ? load->getType() : store->getValueOperand()->getType();
+      uint64_t size = layout.getTypeStoreSize(type);
+      if (!image || offset < 0 || uint64_t(offset) + size > image->size()) return Step::Failed;
+      if (load) {
+        llvm::Constant* value = constantFromBytes(type, image->data() + offset);
+        if (!value) return Step::Failed;
+        load->replaceAllUsesWith(value);
+        load->eraseFromParent();
+        return Step::Folded;
+      }
+      auto* value = llvm::dyn_cast<llvm::Constant>(store->getValueOperand());
+      if (!value || !constantBytes(value, layout, image->data() + offset)) return Step::Failed;
+      writtenNext.insert(global);
+    }
+    images = std::move(next);
+    written = std::move(writtenNext);
+    return Step::Done;
+  };
+  std::vector<llvm::Constant*> remaining;
+  std::vector<llvm::Function*> evaluated;
+  for (llvm::Value* op : entries->operands()) {
+    auto* entry = llvm::cast<llvm::ConstantStruct>(op);
+    auto* ctor = llvm::dyn_cast<llvm::Function>(entry->getOperand(1)->stripPointerCasts());
+    // Only Clang's initialisers of program-scope variables; a function the program marked
+    // __attribute__((constructor)) is code to run at load, which stays and is refused.
+    if (!ctor || ctor->isDeclaration() || !ctor->getName().startswith("_GLOBAL__sub_I_")) {
+      remaining.push_back(entry);
+      continue;
+    }
+    Step step = Step::Folded;
+    for (int round = 0; round < 1000 && step == Step::Folded; ++round) {
+      simplify(*ctor);
+      step = evaluate(*ctor);
+    }
+    if (step == Step::Done)
+      evaluated.push_back(ctor);
+    else
+      remaining.push_back(entry);
+  }
+  // Each variable gets its image as its initial value (as bytes: the C++ type of a union of
+  // vectors has no constant of its own for every image).
+  for (auto& [global, bytes] : images) {
+    if (!written.count(global)) continue;
+    if (llvm::Constant* typed = constantFromBytes(global->getValueType(), bytes.data())) {
+      global->setInitializer(typed);
+      continue;
+    }
+    auto* init = llvm::ConstantDataArray::get(module.getContext(), llvm::ArrayRef<uint8_t>(bytes));
+    auto* replacement = new llvm::GlobalVariable(module, init->getType(), global->isConstant(), global->getLinkage(),
+                                                 init, "", global, global->getThreadLocalMode(),
+                                                 global->getAddressSpace());
+    replacement->copyAttributesFrom(global);
+    replacement->setAlignment(global->getAlign());
+    replacement->takeName(global);
+    global->replaceAllUsesWith(replacement);
+    global->eraseFromParent();
+  }
+  if (remaining.empty()) {
+    list->eraseFromParent();
+  } else {
+    auto* type = llvm::ArrayType::get(entries->getType()->getElementType(), remaining.size());
+    list->setInitializer(llvm::ConstantArray::get(type, remaining));
+  }
+  for (llvm::Function* f : evaluated)
+    if (f->use_empty()) f->eraseFromParent();
 }
 
 bool reachesSynchronisation(llvm::Function& entry) {

@@ -60,6 +60,14 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources);
 // empty when none is.
 SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources);
 
+// Program-scope variables whose initialisers C++ could not fold (`constant uint3 size = uint3(1u);`,
+// as SPIR-V Cross writes: our vector constructors are not constexpr) get a dynamic initialiser
+// that nothing would run. Evaluates each global constructor at compile time, as Apple's compiler
+// folds these, with LLVM's Evaluator (what GlobalOpt uses), stores the results as the variables'
+// initial values and drops the constructor; one that cannot be evaluated stays (the host boundary
+// then refuses it).
+void evaluateGlobalConstructors(llvm::Module& module);
+
 // Whether `entry` can reach a barrier or a SIMD-group function (an indirect call counts as yes).
 bool reachesSynchronisation(llvm::Function& entry);
 

@@ -182,6 +182,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
   module.setDataLayout((*tm)->createDataLayout());
   SourceIndex noSources;
   const SourceIndex& sources = program.sources ? *program.sources : noSources;
+  evaluateGlobalConstructors(module);
   // Nothing of the host is reachable from the kernel's code (HostBoundary.h).
   if (!checkHostBoundary(module, sources, error)) return false;
 

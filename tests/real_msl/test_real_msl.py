@@ -100,6 +100,12 @@ class RealMsl(unittest.TestCase):
                                   "--threadgroup-memory", "0=256", *checks)[0]
             np.testing.assert_array_equal(out, np.arange(64, dtype=np.float32))
 
+    def test_program_scope_constants_from_vector_constructors(self):
+        src = os.path.join(HERE, "constant_vector_initialisers.metal")
+        for checks in ([], ["--check", "all"]):
+            out = self.run_kernel(src, "folded_constants", 6, 6, {0: "zeros:float32:6"}, [0], *checks)[0]
+            np.testing.assert_array_equal(out, 8 + np.array([4, 5, 6, 4, 5, 6], np.float32) + 1 + 2)
+
     def test_dead_loads_through_a_disabled_argument_are_no_access(self):
         src = os.path.join(HERE, "disabled_argument_dead_read.metal")
         for checks in ([], ["--check", "all"]):

@@ -45,11 +45,12 @@ class Case:
     corpus: str                      # "mlx" or "ggml"
     build: object                    # rng -> (Dispatch, check)
     xfail: str = None                # why it is expected to fail today (a known gap), or None
+    xfail_checks: tuple = ("default", "all")  # the check modes the xfail applies to
 
 
-def case(corpus, name=None, xfail=None):
+def case(corpus, name=None, xfail=None, xfail_checks=("default", "all")):
     def register(fn):
-        CASES.append(Case(name or fn.__name__, corpus, fn, xfail))
+        CASES.append(Case(name or fn.__name__, corpus, fn, xfail, tuple(xfail_checks)))
         return fn
     return register
 
