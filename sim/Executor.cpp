@@ -1,6 +1,7 @@
 #include "Executor.h"
 
 #include <signal.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -982,6 +983,19 @@ void ThreadgroupScheduler::arrangeOrder(uint32_t count) {
   }
 }
 
+// The size of the calling thread's stack if `address` is in the guard area just below it (where
+// a stack overflow faults), else 0.
+size_t belowThisThreadsStack(const void* address) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return 0;
+  void* low = nullptr;
+  size_t size = 0;
+  pthread_attr_getstack(&attr, &low, &size);
+  pthread_attr_destroy(&attr);
+  auto a = reinterpret_cast<uintptr_t>(address), base = reinterpret_cast<uintptr_t>(low);
+  return a < base + 4096 && a + 256 * 1024 >= base ? size : 0;
+}
+
 void ThreadgroupScheduler::reportFault(Size3 group) {
   std::string who = current_ ? describeThread(*current_, group) : "a thread of threadgroup";
   char address[32];
@@ -994,6 +1008,11 @@ void ThreadgroupScheduler::reportFault(Size3 group) {
   } else if (current_ && current_->stack && current_->stack->isGuardPage(tFault.address)) {
     f.kind = "stack-overflow";
     f.message = who + " overflowed its " + std::to_string(FiberStack::kSize / 1024) +
+                " KiB stack: its private (thread) arrays or recursion are too large";
+  } else if (size_t stack = belowThisThreadsStack(tFault.address)) {
+    // Kernels that never synchronise run on the worker's own stack.
+    f.kind = "stack-overflow";
+    f.message = who + " overflowed its " + std::to_string(stack / 1024) +
                 " KiB stack: its private (thread) arrays or recursion are too large";
   } else {
     f.kind = "invalid-memory-access";

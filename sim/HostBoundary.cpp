@@ -99,33 +99,6 @@ SourcePosition firstUse(const llvm::Value& value, const SourceIndex& sources) {
   return {};
 }
 
-// A call that closes a cycle of direct calls among the module's functions, or null.
-const llvm::CallBase* recursiveCall(const llvm::Module& module) {
-  enum class Mark { None, Active, Done };
-  std::map<const llvm::Function*, Mark> mark;
-  const llvm::CallBase* found = nullptr;
-  std::function<void(const llvm::Function&)> visit = [&](const llvm::Function& f) {
-    mark[&f] = Mark::Active;
-    for (const llvm::BasicBlock& bb : f)
-      for (const llvm::Instruction& inst : bb) {
-        if (found) return;
-        auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
-        const llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
-        if (!callee || callee->isDeclaration()) continue;
-        Mark m = mark[callee];
-        if (m == Mark::Active) {
-          found = call;
-          return;
-        }
-        if (m == Mark::None) visit(*callee);
-      }
-    mark[&f] = Mark::Done;
-  };
-  for (const llvm::Function& f : module)
-    if (!f.isDeclaration() && mark[&f] == Mark::None && !found) visit(f);
-  return found;
-}
-
 const char* const kWhy = ": MSL kernels can call only functions defined in the program and the Metal standard library";
 
 }  // namespace
@@ -150,13 +123,6 @@ bool checkHostBoundary(const llvm::Module& module, const SourceIndex& sources, s
   if (!module.ifunc_empty()) {
     error = "error: the program defines an ifunc ('" + module.ifuncs().begin()->getName().str() +
             "'), which MSL does not have";
-    return false;
-  }
-  // Unbounded recursion would exhaust the stack the simulator runs threads on; MSL forbids it.
-  if (const llvm::CallBase* call = recursiveCall(module)) {
-    error = located(userPosition(call->getDebugLoc().get(), sources), sources,
-                    "recursive call to '" + spelling(call->getCalledFunction()->getName()) +
-                        "', which MSL does not allow (functions cannot call themselves, directly or through others)");
     return false;
   }
   for (const llvm::Function& f : module) {

@@ -24,7 +24,8 @@ bool isAllowedHostSymbol(const std::string& name);
 
 // Checks `module` against the boundary: every external function or variable it uses must be
 // allowed; no inline assembly (in a function or at module level), no global constructors or
-// destructors, no ifuncs, no recursion (MSL forbids it, and it would exhaust the stack). On a violation returns false with `error` a compile error in the
+// destructors, no ifuncs. (Recursion is allowed, as Apple's compiler allows it: MLX's
+// LoopedElemToLoc::next calls itself; a thread that exhausts its stack is reported.) On a violation returns false with `error` a compile error in the
 // user's terms ("FILE:LINE:COL: error: ..."), naming the symbol as the source spelt it.
 bool checkHostBoundary(const llvm::Module& module, const SourceIndex& sources, std::string& error);
 

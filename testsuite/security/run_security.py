@@ -115,8 +115,13 @@ PYTHON_CASES = [
      "host headers (C and C++ libraries, the system's) are not available to kernels"),
     ("inline assembly in the body", "", '__asm__ volatile("syscall"); out[0] = 1;', "RuntimeError",
      "inline assembly, which MSL does not have"),
-    ("recursion in the header", "int f(int n) { return n ? 1 + f(n - 1) : 0; }", "out[0] = f(100000000);",
-     "RuntimeError", "recursive call to 'f(int)'"),
+    ("recursion until the stack ends",
+     "int depth(device float* sink, int n) {\n"
+     "  thread int local[64];\n"
+     "  for (int i = 0; i < 64; ++i) local[i] = n + i;\n"
+     "  sink[1] = local[n & 63];\n"
+     "  return n <= 0 ? 0 : depth(sink, n - 1) + local[(n * 7) & 63];\n"
+     "}", "out[0] = depth(out, 100000000);", "KernelError", "error [stack-overflow]"),
     ("a private array walked into the stack", "",
      "thread float local[4] = {0, 1, 2, 3};\n"
      "for (uint j = 4; j < 4096; ++j) local[j] = 1.0f;\n"
