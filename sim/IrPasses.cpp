@@ -636,6 +636,15 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
   return sites;
 }
 
+AnalysisManagers::AnalysisManagers(llvm::PassBuilder& passes, llvm::TargetLibraryInfoImpl& library) {
+  functions.registerPass([&library] { return llvm::TargetLibraryAnalysis(library); });
+  passes.registerModuleAnalyses(modules);
+  passes.registerCGSCCAnalyses(cgscc);
+  passes.registerFunctionAnalyses(functions);
+  passes.registerLoopAnalyses(loops);
+  passes.crossRegisterProxies(loops, functions, cgscc, modules);
+}
+
 namespace {
 
 // The bytes of a constant as memory holds it (undef as zero); false for what has no fixed bytes
@@ -688,17 +697,9 @@ void evaluateGlobalConstructors(llvm::Module& module) {
   if (!entries) return;
   const llvm::DataLayout& layout = module.getDataLayout();
   llvm::TargetLibraryInfoImpl libraryInfo(llvm::Triple(module.getTargetTriple()));
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
   llvm::PassBuilder pb;
-  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  AnalysisManagers analyses(pb, libraryInfo);
+  llvm::FunctionAnalysisManager& fam = analyses.functions;
   // Inline what the initialiser calls (vector and matrix constructors), promote its locals and
   // fold: a constructor of constants becomes stores of constants to the variables.
   auto simplify = [&](llvm::Function& f) {

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/PassManager.h>
+
 #include "Executor.h"
 #include "SourceIndex.h"
 
@@ -14,9 +18,21 @@ namespace llvm {
 class Module;
 class Function;
 class DILocation;
+class PassBuilder;
+class TargetLibraryInfoImpl;
 }  // namespace llvm
 
 namespace mslsim {
+
+// LLVM's four analysis managers, registered with `passes` and linked to each other, with
+// `library` as the target library information (registered first, so the default does not win).
+struct AnalysisManagers {
+  AnalysisManagers(llvm::PassBuilder& passes, llvm::TargetLibraryInfoImpl& library);
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+};
 
 // Moves every `threadgroup` variable (a global annotated "msl_threadgroup_memory" by the front end)
 // into the per-threadgroup arena: each use becomes arena base + offset, the base coming from the

@@ -59,10 +59,6 @@ void initialiseLlvmOnce() {
 Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
                    const std::vector<KernelInfo>& kernels, const std::function<void(llvm::Module&)>& instrument) {
   bool vectorise = !instrument;
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   // Checked builds are not vectorised: every access stays a plain load or store the checkers see.
   tuning.LoopVectorization = vectorise;
@@ -89,12 +85,8 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
         vectorFunctions.push_back({name, vectorNames[i++], llvm::ElementCount::getFixed(lanes)});
     libraryInfo.addVectorizableFunctions(vectorFunctions);
   }
-  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(libraryInfo); });
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  AnalysisManagers analyses(pb, libraryInfo);
+  llvm::ModuleAnalysisManager& mam = analyses.modules;
 
   std::vector<llvm::Function*> entries;
   for (auto& f : module)
