@@ -494,8 +494,10 @@ class RaceDetector : public ExecutionObserver {
       // thread's next access is usually there.
       auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(&e) / (64 * sizeof e));
       // The per-byte rule: a write, or an access to bytes nobody accessed, or any access where the
-      // last one was a read, replaces the entry; a read after a write keeps it.
-      bool replaces = write || !e.group || !e.write;
+      // last one was a read, replaces the entry; a read after a write keeps it, and so does an
+      // atomic access after a plain write (which conflicts with more: other groups' atomics too).
+      bool atomicOverPlain = atomic && e.group && e.write && !e.atomic;
+      bool replaces = !atomicOverPlain && (write || !e.group || !e.write);
       bool keepsOthers = e.group && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
       if (!e.split && keepsOthers) split(shadow, r, word, e);
       if (e.split) {
@@ -522,7 +524,7 @@ class RaceDetector : public ExecutionObserver {
         e.atomic = atomic;
         e.valueKnown = known;
         e.mask = mask;
-      } else {
+      } else if (!atomicOverPlain) {
         e.mask |= mask;
       }
     }
@@ -579,12 +581,17 @@ class RaceDetector : public ExecutionObserver {
             (!blamed || (simdgroupOf(blamed->thread) == t.simdgroup() && simdgroupOf(r.thread) != t.simdgroup())))
           blamed = &r;
       if (blamed) race(t, a, blamed->thread - 1, blamed->site, blamed->simdEpoch, "read-write", address, space);
-      s.writer = me;
-      s.writeSite = a.siteIndex;
-      s.writeSimdEpoch = simdEpoch;
-      s.writeAtomic = atomic;
-      s.value = value;
-      s.valueKnown = known;
+      // An atomic write does not replace a plain writer of the interval: the plain write
+      // conflicts with every later access of another thread, the atomic one only with plain ones
+      // (a counter cleared with a plain store while other SIMD-groups increment it).
+      if (!(atomic && s.writer && !s.writeAtomic)) {
+        s.writer = me;
+        s.writeSite = a.siteIndex;
+        s.writeSimdEpoch = simdEpoch;
+        s.writeAtomic = atomic;
+        s.value = value;
+        s.valueKnown = known;
+      }
     } else {
       if (s.writer && s.writer != me && !(atomic && s.writeAtomic))
         race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-read", address, space);
@@ -655,7 +662,7 @@ class RaceDetector : public ExecutionObserver {
     bool sameValue = known && e.write && !e.atomic && e.valueKnown && e.value == value && !facts_.checks.reportUniformWrites;
     if (e.group && e.group != me && (write || e.write) && !(atomic && e.atomic) && !sameValue && !reportedThisAccess_)
       interGroupRace(t, a, e.group, e.site, e.thread, e.write, address);
-    if (write || !e.group || !e.write) {
+    if ((write || !e.group || !e.write) && !(atomic && e.group && e.write && !e.atomic)) {
       e.group = me;
       e.site = a.siteIndex;
       e.thread = uint16_t(t.linear);

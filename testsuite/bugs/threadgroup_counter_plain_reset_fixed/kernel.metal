@@ -1,0 +1,20 @@
+#include <metal_stdlib>
+using namespace metal;
+
+// Counts the elements above a threshold per threadgroup of 128 in a threadgroup atomic counter:
+// thread 0 clears it, a barrier, every thread with a hit adds 1, a barrier, thread 0 writes the
+// count of its threadgroup.
+kernel void count_per_group(
+    device const float* x      [[buffer(0)]],
+    device uint*        counts [[buffer(1)]],
+    uint gid   [[thread_position_in_grid]],
+    uint lid   [[thread_index_in_threadgroup]],
+    uint group [[threadgroup_position_in_grid]])
+{
+    threadgroup atomic_uint hits;
+    if (lid == 0) atomic_store_explicit(&hits, 0u, memory_order_relaxed);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (x[gid] > 0.0f) atomic_fetch_add_explicit(&hits, 1u, memory_order_relaxed);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    if (lid == 0) counts[group] = atomic_load_explicit(&hits, memory_order_relaxed);
+}
