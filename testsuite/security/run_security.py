@@ -13,8 +13,9 @@ Every run happens in a new empty working directory; whatever the kernel tried, t
 with the expected status (never a signal or a hang), and must leave no file behind (the kernels
 that try to create one name it `mslsim-pwned`).
 
-The same attacks then go through the Python module, in this process: each must raise the expected
-error, and the process's environment and working directory must be as they were.
+The same attacks then go through the Python module, in this process (each file through
+mslsim.Library, and kernel bodies through metal_kernel): each must raise the expected error, and
+the process's environment and working directory must be as they were.
 
     run_security.py MSLSIM [--python-path DIR]
 """
@@ -130,10 +131,56 @@ PYTHON_CASES = [
 ]
 
 
+def numpy_buffer(spec):
+    """A `--buffer` spec of the hostile kernels (zeros:DTYPE:COUNT, scalar:DTYPE:VALUE) as numpy."""
+    kind, dtype, value = spec.split(":")
+    if kind == "zeros":
+        return np.zeros(int(value), dtype)
+    return np.array(float(value)).astype(dtype)[()]
+
+
+def run_library(mslsim, path, spec):
+    """The same kernel through mslsim.Library (whole .metal files from Python): the error or
+    finding the CLI gives, as RuntimeError / KernelError, and no file left behind."""
+    args = spec["runs"][0]
+    buffers = {}
+    for flag, value in zip(args, args[1:]):
+        if flag == "--buffer":
+            index, buffer_spec = value.split("=", 1)
+            buffers[int(index)] = numpy_buffer(buffer_spec)
+    grid = tuple(int(v) for v in args[args.index("--grid") + 1].split(","))
+    threadgroup = tuple(int(v) for v in args[args.index("--threadgroup") + 1].split(","))
+    text = spec["stderr"][0].split(": error: ")[-1].split("error [")[-1]
+    with tempfile.TemporaryDirectory(prefix="mslsim-security-") as cwd:
+        before = os.getcwd()
+        os.chdir(cwd)
+        try:
+            mslsim.Library(path).kernel("k")(buffers=buffers, grid=grid, threadgroup=threadgroup)
+            failure = "no error"
+        except Exception as e:
+            wanted = mslsim.KernelError if spec["exit"] == 1 else RuntimeError
+            failure = None if isinstance(e, wanted) and text in str(e) else "%s: %s" % (type(e).__name__, e)
+        finally:
+            os.chdir(before)
+            left = os.listdir(cwd)
+    if left:
+        failure = (failure or "") + " left files behind: %s" % left
+    return failure
+
+
 def run_python(path_dir):
     sys.path.insert(0, path_dir)
     import mslsim  # noqa: E402
     failures = []
+    for f in sorted(os.listdir(HERE)):
+        if not f.endswith(".metal") or f == "huge_buffer.metal":  # a 4 EB numpy array is numpy's to refuse
+            continue
+        environment = dict(os.environ)
+        failure = run_library(mslsim, os.path.join(HERE, f), parse(os.path.join(HERE, f)))
+        if failure:
+            failures.append("Library(%s): %s" % (f, failure))
+        if dict(os.environ) != environment:
+            failures.append("Library(%s): the environment changed" % f)
     for name, header, body, error_type, text in PYTHON_CASES:
         environment = dict(os.environ)
         with tempfile.TemporaryDirectory(prefix="mslsim-security-") as cwd:
@@ -178,7 +225,7 @@ def main():
         failed += bool(failures)
     if opts.python_path:
         failures = run_python(opts.python_path)
-        print("%-36s %s" % ("python module (%d cases)" % len(PYTHON_CASES), "FAIL" if failures else "ok"))
+        print("%-36s %s" % ("python module (%d + the files)" % len(PYTHON_CASES), "FAIL" if failures else "ok"))
         for line in "\n".join(failures).splitlines():
             print("    " + line)
         failed += bool(failures)
