@@ -15,6 +15,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "..", "testsuite", "compile_corpus")
 
 
+# The same answer under no checks, the default checks, and all checks with threads in another order.
+EVERY_PATH = ([], ["--check", "none"], ["--check", "all"], ["--check", "all", "--schedule", "reverse"])
+
+
 class RealMsl(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -95,20 +99,20 @@ class RealMsl(unittest.TestCase):
 
     def test_arrays_of_pointers_to_threadgroup_memory_are_private(self):
         src = os.path.join(HERE, "threadgroup_pointer_array.metal")
-        for checks in ([], ["--check", "all"]):
+        for checks in EVERY_PATH:
             out = self.run_kernel(src, "private_pointer_array", 64, 64, {0: "zeros:float32:64"}, [0],
                                   "--threadgroup-memory", "0=256", *checks)[0]
             np.testing.assert_array_equal(out, np.arange(64, dtype=np.float32))
 
     def test_program_scope_constants_from_vector_constructors(self):
         src = os.path.join(HERE, "constant_vector_initialisers.metal")
-        for checks in ([], ["--check", "all"]):
+        for checks in EVERY_PATH:
             out = self.run_kernel(src, "folded_constants", 6, 6, {0: "zeros:float32:6"}, [0], *checks)[0]
             np.testing.assert_array_equal(out, 8 + np.array([4, 5, 6, 4, 5, 6], np.float32) + 1 + 2)
 
     def test_dead_loads_through_a_disabled_argument_are_no_access(self):
         src = os.path.join(HERE, "disabled_argument_dead_read.metal")
-        for checks in ([], ["--check", "all"]):
+        for checks in EVERY_PATH:
             out = self.run_kernel(src, "dead_read", 8, 8, {0: "iota:float32:8", 1: "zeros:float32:8"}, [1], *checks)[1]
             np.testing.assert_array_equal(out, np.arange(8, dtype=np.float32) * 2)
 
