@@ -23,6 +23,7 @@
 #include <boost/context/detail/fcontext.hpp>
 
 #include "Hooks.h"
+#include "InactiveLaneCheck.h"
 #include "Observer.h"
 
 namespace mslsim {
@@ -280,7 +281,7 @@ class ThreadgroupScheduler {
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
   void privateOverrun(uintptr_t address, uint64_t size, uint32_t site, uintptr_t base);
-  void inactiveLaneRead(unsigned lane, CallSite site);
+  unsigned inactiveLaneRead(unsigned lane, CallSite site);
   void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers);
   const void* accessFilter() const { return filter_.data(); }
 
@@ -413,6 +414,7 @@ class DispatchState : public FindingSink {
   bool stops(uint64_t order) const { return stopOrder.load(std::memory_order_relaxed) <= order; }
   bool stopped() const { return stopOrder.load() != kNotStopped; }
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
+  InactiveLaneFill inactiveLaneFill;  // what a read of an inactive SIMD lane yields
 
   // The first thread the timeout stopped, for the report.
   void noteStuck(AccessRecord record) {
@@ -582,17 +584,24 @@ void ThreadgroupScheduler::run(Size3 group) {
   tCurrent = nullptr;
 }
 
-void ThreadgroupScheduler::inactiveLaneRead(unsigned lane, CallSite site) {
-  if (!dispatch_.facts.checks.simd || !current_) return;
-  Finding f;
-  f.kind = "simd-inactive-lane";
-  f.message = "lane " + std::to_string(current_->linear % kSimdWidth) + " read the value of lane " +
-              std::to_string(lane) + ", which " + (lane >= kSimdWidth ? "does not exist" : "is not active here") +
-              " (undefined in MSL; mslsim returns zero)";
-  f.locations.push_back(site.position());
-  f.accesses.push_back({"SIMD-group function call", site.position(), group_, current_->local,
-                        current_->linear % kSimdWidth});
-  dispatch_.report(std::move(f));
+unsigned ThreadgroupScheduler::inactiveLaneRead(unsigned lane, CallSite site) {
+  if (dispatch_.facts.checks.simd && current_) {
+    // Reported now, kept only if the value turns out to reach memory (dispatchSettlingInactiveLaneReads).
+    Finding f;
+    f.kind = "simd-inactive-lane";
+    f.message = "lane " + std::to_string(current_->linear % kSimdWidth) + " read the value of lane " +
+                std::to_string(lane) + ", which " + (lane >= kSimdWidth ? "does not exist" : "is not active here") +
+                " (undefined in MSL)";
+    f.locations.push_back(site.position());
+    f.accesses.push_back({"SIMD-group function call", site.position(), group_, current_->local,
+                          current_->linear % kSimdWidth});
+    dispatch_.report(std::move(f));
+  }
+  const InactiveLaneFill& fill = dispatch_.inactiveLaneFill;
+  if (!fill.byte || !fill.onlyAt) return fill.byte;
+  SourcePosition at = dispatch_.kernel.sources ? dispatch_.kernel.sources->map(site.file, site.line, site.column)
+                                               : site.position();
+  return at.file == fill.onlyAt->file && at.line == fill.onlyAt->line && at.column == fill.onlyAt->column ? fill.byte : 0;
 }
 
 void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers) {
@@ -1308,7 +1317,16 @@ std::string sizeText(Size3 s) {
 
 }  // namespace
 
+namespace {
+DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFill& inactiveLaneFill);
+}
+
 DispatchResult dispatch(const DispatchRequest& request) {
+  return dispatchSettlingInactiveLaneReads(request, runDispatch);
+}
+
+namespace {
+DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFill& inactiveLaneFill) {
   DispatchResult result;
   auto fail = [&](std::string kind, std::string message) {
     result.findings.push_back({Finding::Severity::Error, std::move(kind), std::move(message), {}});
@@ -1332,6 +1350,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
     return fail("invalid-dispatch", "kernel '" + name + "': wrong number of bound arguments");
 
   DispatchState state(request);
+  state.inactiveLaneFill = inactiveLaneFill;
   // Arena: the kernel's threadgroup variables first, then each [[threadgroup(n)]] argument.
   uint64_t offset = kernel.staticThreadgroupBytes;
   state.threadgroupArgOffsets.assign(kernel.info.arguments.size(), 0);
@@ -1457,6 +1476,7 @@ DispatchResult dispatch(const DispatchRequest& request) {
   result.completed = !state.cancelled && !state.stopped();
   return result;
 }
+}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Hooks called by the standard library (see frontend/include/metal/__mslsim/hooks.h).
@@ -1478,8 +1498,8 @@ void* __mslsim_coroutine_frame(uint64_t size) { return tCurrent->coroutineFrame(
 void* __mslsim_coroutine_frames(uint64_t size) { return tCurrent->coroutineFrames(size); }
 const void* __mslsim_access_filter(void) { return tCurrent->accessFilter(); }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
-void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
-  if (tCurrent) tCurrent->enter()->inactiveLaneRead(lane, {file, line, column});
+unsigned __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
+  return tCurrent ? tCurrent->enter()->inactiveLaneRead(lane, {file, line, column}) : 0u;
 }
 unsigned __mslsim_access(void* address, uint64_t size, uint32_t site, const void* newValue) {
   return tCurrent ? tCurrent->access(reinterpret_cast<uintptr_t>(address), size, site,

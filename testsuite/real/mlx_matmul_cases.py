@@ -120,12 +120,11 @@ def gemv_float16_small_k(rng):
 
 
 # The same with M 50: in the second threadgroup lanes 20-31 of the SIMD-group return before the
-# shuffle-down reduction (gemv.h:206) and lanes 18/19 shuffle from lanes 20/21. `--check all`
-# reports simd-inactive-lane; the values read are dead (only thrN == 0 lanes store, and their sums
-# take nothing from a returned lane), so the output is right: mslsim's simd check reports the read
-# of an inactive lane, not a use of its value (a known false positive, docs/real-msl.md).
-@case("mlx", xfail="mslsim false positive: simd-inactive-lane for a dead value shuffled from lanes that "
-                   "returned (gemv.h:206); the check reports the read, not a use", xfail_checks=("all",))
+# shuffle-down reduction (gemv.h:206) and lanes 17-19 shuffle from returned lanes. Those values are
+# dead (only thrN == 0 lanes store, and their sums take nothing from a returned lane): `--check all`
+# must report nothing (the SIMD check reports an inactive-lane read only when its value reaches
+# memory).
+@case("mlx")
 def gemv_float16_small_k_partial_simdgroup(rng):
     return _gemv_small_k(rng, 50)
 

@@ -47,5 +47,5 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
   return fake::mask;
 }
 unsigned __mslsim_simd_lane(void) { return fake::lane; }
-void __mslsim_simd_inactive_read(unsigned, const char*, unsigned, unsigned) {}
+unsigned __mslsim_simd_inactive_read(unsigned, const char*, unsigned, unsigned) { return 0; }
 }

@@ -16,8 +16,9 @@ void __mslsim_simdgroup_barrier(unsigned flags, const char* file, unsigned line,
 unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, const char* file,
                                 unsigned line, unsigned column);
 // A SIMD-group function read the value of `lane`, which is inactive or out of range (undefined in
-// MSL); the simulator reports it when SIMD checks are on.
-void __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column);
+// MSL). Returns the byte the value is to be made of: the SIMD check reruns the dispatch with other
+// bytes to find out whether the value reaches memory.
+unsigned __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column);
 // The calling thread's lane in its SIMD-group (0..31) and the SIMD-group width (always 32).
 unsigned __mslsim_simd_lane(void);
 }

@@ -5,7 +5,8 @@
 // SIMD functions are built on __mslsim_simd_exchange: every lane receives all 32 contributions and
 // the active mask and computes its own result in C++, always combining lanes in the fixed order
 // 0..31, so every lane of a reduction gets a bit-identical value whatever the execution order.
-// Reading a lane that is not active yields a zero value (hardware leaves it unspecified).
+// Reading a lane that is not active yields a value made of one repeated byte, zero unless the SIMD
+// check asks for another (hardware leaves it unspecified).
 #pragma once
 #include "math.h"
 #include "hooks.h"
@@ -36,6 +37,12 @@ inline void simdgroup_barrier(mem_flags f, __MSLSIM_LOC_PARAMS) {
 }
 
 // ---------------------------------------------------------------- core
+// The value of a lane that takes no part (inactive or out of range): undefined in MSL.
+template <class T> METAL_FUNC T __undefined_lane(unsigned lane, const char* f, unsigned l, unsigned c) {
+  T r;
+  __builtin_memset(&r, int(__mslsim_simd_inactive_read(lane, f, l, c)), sizeof(T));
+  return r;
+}
 template <class T> struct __lanes {
   T v[32];
   unsigned mask;  // active lanes
@@ -43,13 +50,7 @@ template <class T> struct __lanes {
   const char* file;  // the call site, for reports of reads from inactive lanes
   unsigned line, column;
   bool active(unsigned l) const { return l < 32 && ((mask >> l) & 1u); }
-  // Reading a lane that takes no part (inactive or out of range) is undefined in MSL: report it
-  // and give zero.
-  T at(unsigned l) const {
-    if (active(l)) return v[l];
-    __mslsim_simd_inactive_read(l, file, line, column);
-    return T{};
-  }
+  T at(unsigned l) const { return active(l) ? v[l] : __undefined_lane<T>(l, file, line, column); }
 };
 template <class T> METAL_FUNC void __exchange(__lanes<T>& L, const T& x, const char* f, unsigned l, unsigned c) {
   L.mask = __mslsim_simd_exchange(&x, L.v, sizeof(T), f, l, c);
@@ -89,7 +90,7 @@ METAL_FUNC T __shuffle(const T& x, unsigned arg, const char* f, unsigned l, unsi
   unsigned base = L.me & ~(G - 1), j = L.me - base, src;
   switch (K) {
     case __shuf_idx:
-      if (arg >= G) { __mslsim_simd_inactive_read(arg, f, l, c); return x; }
+      if (arg >= G) return __undefined_lane<T>(arg, f, l, c);
       src = arg;
       break;
     case __shuf_up: if (j < arg) return x; src = j - arg; break;          // low lanes keep their value
