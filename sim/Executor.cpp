@@ -198,6 +198,54 @@ struct SimThread {
 
 class DispatchState;
 
+// Tells a thread spinning in a polling loop (see insertCancellationPolls) from one that computes:
+// fed while the dispatch is being diagnosed (DispatchState::diagnosing), it sees each round of a
+// loop as the reads the loop's exit depends on, and the thread spins once it has gone round
+// kRounds times reading the same values at the same addresses. As the exit depends on nothing
+// else that changes, the thread cannot leave until some other thread writes that memory.
+class SpinWatch {
+ public:
+  struct Read {
+    uintptr_t address;
+    uint64_t value;
+    uint32_t size;
+    bool operator==(const Read& o) const { return address == o.address && value == o.value && size == o.size; }
+  };
+  static constexpr unsigned kRounds = 4;
+
+  void read(uintptr_t address, uint64_t value, uint32_t size) {
+    if (reads_.size() < kMaxReads) reads_.push_back({address, value, size});
+    else overflow_ = true;
+  }
+  // At the header of the loop at `loop`, run by `thread`: whether that thread now spins there.
+  bool round(CallSite loop, uint64_t thread) {
+    bool same = loop == loop_ && thread == thread_ && !reads_.empty() && !overflow_ && reads_ == previous_;
+    rounds_ = same ? rounds_ + 1 : 0;
+    loop_ = loop;
+    thread_ = thread;
+    previous_.swap(reads_);
+    reads_.clear();
+    overflow_ = false;
+    return rounds_ >= kRounds;
+  }
+  // The reads of a round of the loop the thread spins in.
+  const std::vector<Read>& polled() const { return previous_; }
+
+ private:
+  static constexpr size_t kMaxReads = 16;
+  CallSite loop_;
+  uint64_t thread_ = ~uint64_t(0);
+  unsigned rounds_ = 0;
+  std::vector<Read> reads_, previous_;
+  bool overflow_ = false;
+};
+
+// A thread found spinning, for the deadlock report.
+struct SpinningThread {
+  AccessRecord thread;  // its identity and the loop's position
+  std::string memory;   // what it keeps reading: "buffer 0 ('flag') element 0 (value 0)"
+};
+
 // A hardware fault (bad address, integer division by zero, stack overflow) in JIT'd code ends the
 // threadgroup with a finding instead of killing the process. The handler runs on an alternate
 // stack and jumps back to the worker's recovery point.
@@ -278,6 +326,10 @@ class ThreadgroupScheduler {
   char* arena() { return arena_.data(); }
   // The dispatch was cancelled (timeout): abandon the running thread, which polled in `loop`.
   [[noreturn]] void abortCurrentThread(CallSite loop);
+  // While the dispatch is diagnosed for a deadlock: the running thread is at the header of `loop`,
+  // or read `value` at `address` where the loop's exit depends on it.
+  void loopRound(CallSite loop);
+  void polledRead(uintptr_t address, uint64_t value, uint32_t size) { spin_.read(address, value, size); }
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
   void privateOverrun(uintptr_t address, uint64_t size, uint32_t site, uintptr_t base);
@@ -368,6 +420,11 @@ class ThreadgroupScheduler {
   uint32_t regionThread_ = 0;
   bool regionMode_ = false;
   std::vector<uint8_t> runnable_;
+  SpinWatch spin_;
+  bool spinning_ = false;  // registered with the dispatch as spinning
+  // "buffer 0 ('flag') element 2", "threadgroup variable 'ready'": where `address` is ("" when in
+  // thread-private memory).
+  std::string describeMemory(uintptr_t address) const;
   void prepareThreads(Size3 group, Size3 size, uint32_t count);
   void prepareStarter(Size3 group, Size3 size);
   void resume(SimThread& t);
@@ -415,6 +472,27 @@ class DispatchState : public FindingSink {
   bool stopped() const { return stopOrder.load() != kNotStopped; }
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
   InactiveLaneFill inactiveLaneFill;  // what a read of an inactive SIMD lane yields
+
+  // Deadlock diagnosis, once the dispatch has run for a while: each worker whose running thread
+  // spins registers it; when every worker still running threadgroups spins, none can ever leave.
+  std::atomic<bool> diagnosing{false};
+  std::atomic<unsigned> activeWorkers{0};
+  // Registers (or, with nullopt, withdraws) the spinning thread of `worker`; true when every active
+  // worker now spins: the dispatch is then deadlocked and cancelled.
+  bool spinning(const void* worker, std::optional<SpinningThread> thread) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (thread) spinning_[worker] = std::move(*thread);
+    else spinning_.erase(worker);
+    if (!thread || spinning_.size() < activeWorkers.load()) return false;
+    if (deadlock_.empty())
+      for (auto& [w, t] : spinning_) deadlock_.push_back(t);
+    cancelled = true;
+    return true;
+  }
+  std::vector<SpinningThread> deadlock() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return deadlock_;
+  }
 
   // The first thread the timeout stopped, for the report.
   void noteStuck(AccessRecord record) {
@@ -499,6 +577,8 @@ class DispatchState : public FindingSink {
     std::vector<std::pair<std::string, Finding>> findings;  // in the order they were reported
     std::map<std::string, size_t> index;
   };
+  std::map<const void*, SpinningThread> spinning_;
+  std::vector<SpinningThread> deadlock_;
   std::mutex mutex_;
   std::map<uint64_t, Folded> pending_;  // by place in the dispatch order
   std::set<std::string> seen_;          // every key so far (listeners hear of each once)
@@ -1061,6 +1141,61 @@ void ThreadgroupScheduler::abortCurrentThread(CallSite loop) {
   __builtin_unreachable();
 }
 
+void ThreadgroupScheduler::loopRound(CallSite loop) {
+  // The running thread: in the JIT's loops over a threadgroup, the one it says it runs.
+  uint32_t linear = current_ ? current_->linear : regionThread_;
+  bool spinning = spin_.round(loop, (groupLinear_ << 32) | linear);
+  if (!spinning && !spinning_) return;
+  std::optional<SpinningThread> thread;
+  std::string memory;  // the device and threadgroup memory it polls
+  if (spinning) {
+    // Its own variables (which the loop may reload from a coroutine frame) are the same every
+    // round too, but nobody else could write them: a loop polling only those is endless, not
+    // waiting (a timeout).
+    for (const SpinWatch::Read& r : spin_.polled()) {
+      std::string place = describeMemory(r.address);
+      if (place.empty()) continue;
+      place += " (value " + std::to_string(r.value) + ")";
+      if (memory.find(place) == std::string::npos) memory += (memory.empty() ? "" : ", ") + place;
+    }
+    spinning = !memory.empty();
+  }
+  if (spinning) {
+    Size3 local{linear % groupSize_[0], linear / groupSize_[0] % groupSize_[1], linear / (groupSize_[0] * groupSize_[1])};
+    SourcePosition where = loop.file ? dispatch_.kernel.sources ? dispatch_.kernel.sources->map(loop.file, loop.line, loop.column)
+                                                                : loop.position()
+                                     : SourcePosition{};
+    thread = SpinningThread{{"waiting in a loop", where, group_, local, linear % kSimdWidth}, memory};
+  }
+  spinning_ = spinning;
+  if (dispatch_.spinning(this, std::move(thread))) abortCurrentThread(loop);
+}
+
+std::string ThreadgroupScheduler::describeMemory(uintptr_t address) const {
+  uintptr_t arena = reinterpret_cast<uintptr_t>(arena_.data());
+  if (address >= arena && address < arena + arena_.size()) {
+    uint64_t offset = address - arena;
+    for (const ThreadgroupVariable& v : dispatch_.kernel.threadgroupVariables)
+      if (offset >= v.offset && offset < v.offset + v.size)
+        return "threadgroup variable '" + v.name + "'" +
+               (v.size > v.elementSize ? "[" + std::to_string((offset - v.offset) / v.elementSize) + "]" : "");
+    for (const MemoryRegion& r : dispatch_.facts.threadgroupArguments)
+      if (offset >= r.begin && offset < r.end)
+        return "threadgroup memory " + std::to_string(r.argument->binding) + " ('" + r.argument->name + "') byte " +
+               std::to_string(offset - r.begin);
+    return "threadgroup memory at byte " + std::to_string(offset);
+  }
+  for (const MemoryRegion& r : dispatch_.facts.buffers)
+    if (address >= r.begin && address < r.end) {
+      std::string text = "buffer " + std::to_string(r.argument->binding) + " ('" + r.argument->name + "')";
+      int64_t offset = int64_t(address - r.base);
+      uint64_t element = r.argument->pointeeSize ? r.argument->pointeeSize : 1;
+      return text + (offset >= 0 && offset % int64_t(element) == 0 ? " element " + std::to_string(offset / int64_t(element))
+                                                                   : " byte " + std::to_string(offset));
+    }
+  return "";  // thread-private
+}
+
 void ThreadgroupScheduler::threadgroupBarrier(unsigned flags, const char* file, unsigned line, unsigned column) {
   if (scheduling_ == ThreadScheduling::Sequential || !current_) return;
   CallSite& site = current_->site;
@@ -1302,6 +1437,9 @@ void workerMain(DispatchState& state) {
   }
   tGroupOrder = ~uint64_t(0) - 1;
   for (auto* o : listening) state.unlisten(o);
+  // Done: a worker that spins no longer waits for this one.
+  state.activeWorkers.fetch_sub(1);
+  state.spinning(&scheduler, std::nullopt);
   tDispatch = nullptr;
 }
 
@@ -1433,6 +1571,7 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
   std::mutex doneMutex;
   std::condition_variable doneCv;
   unsigned running = workers;
+  state.activeWorkers = workers;
   std::vector<std::thread> threads;
   for (unsigned w = 0; w < workers; ++w)
     threads.emplace_back([&] {
@@ -1443,13 +1582,27 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
   {
     std::unique_lock<std::mutex> lock(doneMutex);
     auto deadline = start + std::chrono::duration<double>(request.options.timeoutSeconds);
+    // A dispatch still running after a second (or half its time limit) is diagnosed: loops in
+    // JIT'd code then call the poll hooks, which look for threads spinning on memory nobody
+    // writes (a deadlock, reported at once rather than as a timeout).
+    auto diagnoseAt = start + std::chrono::duration<double>(std::min(1.0, request.options.timeoutSeconds / 2));
+    bool polling = false;
+    auto poll = [&](bool on) {
+      if (on == polling) return;
+      polling = on;
+      if (on ? gCancelledDispatches.fetch_add(1) == 0 : gCancelledDispatches.fetch_sub(1) == 1) cancelFlag() = on;
+    };
+    if (!doneCv.wait_until(lock, diagnoseAt, [&] { return running == 0; })) {
+      state.diagnosing = true;
+      poll(true);
+    }
     if (!doneCv.wait_until(lock, deadline, [&] { return running == 0; })) {
       // Loops in JIT'd code poll the cancel flag; the poll abandons the thread.
       state.cancelled = true;
-      if (gCancelledDispatches.fetch_add(1) == 0) cancelFlag() = 1;
+      poll(true);
       doneCv.wait(lock, [&] { return running == 0; });
-      if (gCancelledDispatches.fetch_sub(1) == 1) cancelFlag() = 0;
     }
+    poll(false);
   }
   for (auto& t : threads) t.join();
   if (!request.options.traceFile.empty()) writeTrace(state.traceState, request.options.traceFile);
@@ -1457,7 +1610,31 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
   result.milliseconds =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   result.findings = state.takeFindings();
-  if (state.cancelled) {
+  if (std::vector<SpinningThread> waits = state.deadlock(); !waits.empty()) {
+    Finding deadlock{Finding::Severity::Error, "deadlock",
+                     "kernel '" + name + "' can never finish: every thread still running waits in a loop for " +
+                         "memory that no thread able to run will write",
+                     {}};
+    for (const SpinningThread& w : waits) {
+      deadlock.message += "; thread (" + std::to_string(w.thread.thread[0]) + "," + std::to_string(w.thread.thread[1]) +
+                          "," + std::to_string(w.thread.thread[2]) + ") of threadgroup (" +
+                          std::to_string(w.thread.threadgroup[0]) + "," + std::to_string(w.thread.threadgroup[1]) +
+                          "," + std::to_string(w.thread.threadgroup[2]) + ") keeps reading " + w.memory;
+      if (!w.thread.where.file.empty()) {
+        deadlock.message += " at line " + std::to_string(w.thread.where.line);
+        const SourcePosition& at = w.thread.where;
+        if (std::none_of(deadlock.locations.begin(), deadlock.locations.end(), [&](const SourcePosition& l) {
+              return l.file == at.file && l.line == at.line && l.column == at.column;
+            }))
+          deadlock.locations.push_back(at);
+      }
+      deadlock.accesses.push_back(w.thread);
+    }
+    deadlock.hint = "Metal does not promise that a thread spinning in a loop lets the other threads of its "
+                    "threadgroup run, nor that threadgroups run at the same time or in any order: wait at a "
+                    "threadgroup_barrier, or split the work into two dispatches";
+    result.findings.push_back(std::move(deadlock));
+  } else if (state.cancelled) {
     Finding timeout{Finding::Severity::Error, "timeout",
                                "kernel '" + name + "' did not finish within " + seconds(request.options.timeoutSeconds) +
                                    " s (an endless loop, or a thread spinning on a value that no "
@@ -1511,7 +1688,13 @@ void __mslsim_private_overrun(void* address, uint64_t size, uint32_t site, void*
     tCurrent->privateOverrun(reinterpret_cast<uintptr_t>(address), size, site, reinterpret_cast<uintptr_t>(base));
 }
 void __mslsim_poll(const char* file, unsigned line, unsigned column) {
-  if (tDispatch && tDispatch->cancelled && tCurrent) tCurrent->enter()->abortCurrentThread({file, line, column});
+  if (!tDispatch || !tCurrent) return;
+  if (tDispatch->cancelled) tCurrent->enter()->abortCurrentThread({file, line, column});
+  if (tDispatch->diagnosing.load(std::memory_order_relaxed)) tCurrent->enter()->loopRound({file, line, column});
+}
+void __mslsim_poll_read(const void* address, uint64_t value, uint32_t size) {
+  if (tDispatch && tCurrent && tDispatch->diagnosing.load(std::memory_order_relaxed))
+    tCurrent->enter()->polledRead(reinterpret_cast<uintptr_t>(address), value, size);
 }
 }
 
@@ -1527,6 +1710,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {hook::kAccessFilter, reinterpret_cast<void*>(&__mslsim_access_filter)},
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
+      {"__mslsim_poll_read", reinterpret_cast<void*>(&__mslsim_poll_read)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},
       {hook::kPrivateOverrun, reinterpret_cast<void*>(&__mslsim_private_overrun)},
       {"__mslsim_simd_inactive_read", reinterpret_cast<void*>(&__mslsim_simd_inactive_read)},

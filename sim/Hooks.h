@@ -26,6 +26,9 @@ constexpr const char* kCoroutineFrames = "__mslsim_coroutine_frames";
 constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
 constexpr const char* kPoll = "__mslsim_poll";  // void(ptr file, i32 line, i32 column): the loop's
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
+// void(ptr address, i64 value, i32 size), when the cancel flag is set: a polling loop (one whose
+// exit depends only on what it reads from memory) read `value` (zero-extended) at `address`.
+constexpr const char* kPollRead = "__mslsim_poll_read";
 // i32(ptr address, i64 size, i32 site, ptr newValue): nonzero if the access may happen.
 constexpr const char* kAccess = "__mslsim_access";
 // void(ptr address, i64 size, i32 site, ptr base), called by the inline check of an access to a

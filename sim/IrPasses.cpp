@@ -288,6 +288,51 @@ SourcePosition decodePosition(const llvm::MDNode* chain, const SourceIndex& sour
 }
 }  // namespace
 
+namespace {
+// The reads a loop's exits depend on, when they depend on nothing else the loop computes: no value
+// carried round the loop (a phi of its header), no call. Empty when the loop is not a polling loop.
+// Each read is a load or a compare-exchange / read-modify-write (their old value) of at most 8 bytes.
+std::vector<llvm::Instruction*> polledReads(const llvm::Loop& loop, const llvm::DataLayout& layout) {
+  llvm::SmallVector<llvm::BasicBlock*, 4> exiting;
+  loop.getExitingBlocks(exiting);
+  std::vector<llvm::Value*> work;
+  for (llvm::BasicBlock* bb : exiting) {
+    llvm::Instruction* t = bb->getTerminator();
+    if (auto* br = llvm::dyn_cast<llvm::BranchInst>(t); br && br->isConditional()) work.push_back(br->getCondition());
+    else if (auto* sw = llvm::dyn_cast<llvm::SwitchInst>(t)) work.push_back(sw->getCondition());
+    else return {};
+  }
+  std::set<const llvm::Value*> seen;
+  std::vector<llvm::Instruction*> reads;
+  auto small = [&](llvm::Type* t) {
+    return (t->isIntegerTy() || t->isFloatingPointTy() || t->isPointerTy() || t->isVectorTy()) &&
+           layout.getTypeStoreSize(t) <= 8;
+  };
+  while (!work.empty()) {
+    llvm::Value* v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second) continue;
+    auto* inst = llvm::dyn_cast<llvm::Instruction>(v);
+    if (!inst || !loop.contains(inst)) continue;  // the same every iteration
+    if (llvm::isa<llvm::PHINode>(inst) && inst->getParent() == loop.getHeader()) return {};
+    if (auto* load = llvm::dyn_cast<llvm::LoadInst>(inst)) {  // atomic and volatile ones too
+      if (!small(load->getType())) return {};
+      reads.push_back(load);
+    } else if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(inst)) {
+      if (!small(rmw->getType())) return {};
+      reads.push_back(rmw);
+    } else if (auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(inst)) {
+      if (!small(cas->getCompareOperand()->getType())) return {};
+      reads.push_back(cas);
+    } else if (llvm::isa<llvm::CallBase>(inst) || inst->mayHaveSideEffects()) {
+      return {};
+    }
+    for (llvm::Use& u : inst->operands()) work.push_back(u.get());
+  }
+  return reads;
+}
+}  // namespace
+
 void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
@@ -298,6 +343,10 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
                                     hook::kCancelFlag);
   llvm::FunctionCallee poll = module.getOrInsertFunction(
       hook::kPoll, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, i32, i32}, false));
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::FunctionCallee pollRead = module.getOrInsertFunction(
+      hook::kPollRead, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrTy, i64, i32}, false));
+  const llvm::DataLayout& layout = module.getDataLayout();
   std::map<std::string, llvm::Constant*> fileNames;
   for (auto& f : module) {
     if (f.isDeclaration()) continue;
@@ -307,6 +356,7 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
     // first instruction of the loop with one (checked builds keep line tables; kernels lowered to
     // coroutines lose them, see lowerSynchronisationToCoroutine).
     std::vector<std::pair<llvm::BasicBlock*, SourcePosition>> headers;
+    std::vector<llvm::Instruction*> reads;
     for (llvm::Loop* l : loops.getLoopsInPreorder()) {
       SourcePosition where = userPosition(l->getStartLoc().get(), sources);
       for (llvm::BasicBlock* bb : l->blocks()) {
@@ -318,6 +368,31 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
         }
       }
       headers.push_back({l->getHeader(), where});
+      for (llvm::Instruction* r : polledReads(*l, layout))
+        if (std::find(reads.begin(), reads.end(), r) == reads.end()) reads.push_back(r);
+    }
+    // After each polled read: while the flag is set, tell the simulator what was read.
+    for (llvm::Instruction* r : reads) {
+      llvm::IRBuilder<> b(r->getNextNode());
+      llvm::Value* pointer;
+      llvm::Value* value;
+      if (auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(r)) {
+        pointer = cas->getPointerOperand();
+        value = b.CreateExtractValue(cas, 0);
+      } else {
+        pointer = llvm::isa<llvm::LoadInst>(r) ? llvm::cast<llvm::LoadInst>(r)->getPointerOperand()
+                                               : llvm::cast<llvm::AtomicRMWInst>(r)->getPointerOperand();
+        value = r;
+      }
+      llvm::Type* type = value->getType();
+      unsigned bits = unsigned(layout.getTypeStoreSizeInBits(type));
+      if (type->isPointerTy()) value = b.CreatePtrToInt(value, i64);
+      else if (!type->isIntegerTy()) value = b.CreateBitCast(value, b.getIntNTy(unsigned(layout.getTypeSizeInBits(type))));
+      value = b.CreateZExtOrTrunc(value, i64);
+      llvm::Value* set = b.CreateICmpNE(b.CreateLoad(i32, flag, /*isVolatile=*/true, "cancel"), b.getInt32(0));
+      llvm::Instruction* then = llvm::SplitBlockAndInsertIfThen(set, &*b.GetInsertPoint(), false,
+                                                                llvm::MDBuilder(ctx).createBranchWeights(1, 1 << 20));
+      llvm::IRBuilder<>(then).CreateCall(pollRead, {pointer, value, b.getInt32(bits / 8)});
     }
     for (auto& [header, where] : headers) {
       llvm::BasicBlock* rest = header->splitBasicBlock(header->getFirstInsertionPt(), header->getName() + ".body");

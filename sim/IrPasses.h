@@ -69,7 +69,10 @@ void stripVariableAnnotations(llvm::Module& module);
 
 // After optimisation: a cheap check of the cancel flag at every loop header, so a dispatch that
 // exceeds its timeout can abandon threads stuck in endless loops; the poll names the loop's
-// position in the user's source where the IR has it, for the timeout report.
+// position in the user's source where the IR has it, for the timeout report. In a polling loop (its
+// exits depend on values read from memory in the loop and on nothing the loop carries from one
+// iteration to the next) each such read also reports its address and value while the flag is set,
+// so that a thread spinning on memory nobody writes can be told from a long computation.
 void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources);
 
 // The user's position of a debug location: the innermost frame (through inlining) in a user file;
