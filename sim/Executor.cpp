@@ -22,6 +22,7 @@
 
 #include <boost/context/detail/fcontext.hpp>
 
+#include "GuardedMemory.h"
 #include "Hooks.h"
 #include "InactiveLaneCheck.h"
 #include "Observer.h"
@@ -323,7 +324,7 @@ class ThreadgroupScheduler {
   void* coroutineFrame(uint64_t size);
   void* coroutineFrames(uint64_t size);
   void allocateFrames(uint64_t size);
-  char* arena() { return arena_.data(); }
+  char* arena() { return reinterpret_cast<char*>(arena_.data()); }
   // The dispatch was cancelled (timeout): abandon the running thread, which polled in `loop`.
   [[noreturn]] void abortCurrentThread(CallSite loop);
   // While the dispatch is diagnosed for a deadlock: the running thread is at the header of `loop`,
@@ -395,7 +396,7 @@ class ThreadgroupScheduler {
   std::vector<SimThread> threads_;
   SimThread starter_;  // Coroutines: the arguments threads start from
   const char* sequentialArena_ = nullptr;  // the arena threads_[0]'s arguments were bound to
-  std::vector<char> arena_;
+  GuardedMemory arena_;  // threadgroup memory, fenced off from the host's
   SimThread* current_ = nullptr;
   ThreadScheduling scheduling_ = ThreadScheduling::Sequential;
   // Coroutines: one frame per thread, `frameStride_` bytes apart, reused across threadgroups.
@@ -425,6 +426,9 @@ class ThreadgroupScheduler {
   // "buffer 0 ('flag') element 2", "threadgroup variable 'ready'": where `address` is ("" when in
   // thread-private memory).
   std::string describeMemory(uintptr_t address) const;
+  // "12 bytes past the end of buffer 1 ('out') (400 bytes)": where a faulting address lies, when it
+  // is within the inaccessible band of an allocation (GuardedMemory); "" otherwise.
+  std::string describeNearAllocation(uintptr_t address) const;
   void prepareThreads(Size3 group, Size3 size, uint32_t count);
   void prepareStarter(Size3 group, Size3 size);
   void resume(SimThread& t);
@@ -433,6 +437,10 @@ class ThreadgroupScheduler {
 };
 
 thread_local ThreadgroupScheduler* tCurrent = nullptr;
+// The worker thread's stack, for kernels that run on it (no fibers): its lowest address, and the
+// frame of ThreadgroupScheduler::run, above which every frame is the host's.
+thread_local uintptr_t tStackLow = 0;
+thread_local uintptr_t tKernelFramesTop = 0;
 // The place in the dispatch order of the threadgroup this worker runs (findings are kept per place).
 thread_local uint64_t tGroupOrder = ~uint64_t(0) - 1;
 
@@ -630,8 +638,9 @@ void ThreadgroupScheduler::run(Size3 group) {
   uint32_t count = size[0] * size[1] * size[2];
   if (count == 0) return;
   // Threadgroup memory is not zeroed on a GPU: poison it so a read-before-write shows.
-  arena_.resize(dispatch_.arenaBytes);
-  for (size_t i = 0; i + 4 <= arena_.size(); i += 4) std::memcpy(&arena_[i], &kPoisonWord, 4);
+  if (!arena_.data() || arena_.size() != dispatch_.arenaBytes) arena_ = GuardedMemory(dispatch_.arenaBytes);
+  for (size_t i = 0; i + 4 <= arena_.size(); i += 4) std::memcpy(arena_.data() + i, &kPoisonWord, 4);
+  tKernelFramesTop = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
 
   tCurrent = this;
   scheduling_ = dispatch_.kernel.scheduling;
@@ -643,7 +652,7 @@ void ThreadgroupScheduler::run(Size3 group) {
                                 (group[1] + uint64_t(dispatch_.geometry.threadgroupCount()[1]) * group[2]);
   if (!observers_.empty()) {
     ThreadIdentity first{group, size, groupLinear_, 0};
-    for (auto& o : observers_) o->threadgroupBegin(first, arena_.data());
+    for (auto& o : observers_) o->threadgroupBegin(first, arena());
   }
   uintptr_t arenaBase = reinterpret_cast<uintptr_t>(arena_.data());
   for (const ThreadgroupSiteRange& r : threadgroupSites_)
@@ -795,8 +804,10 @@ bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
       } else if (current_->stack) {
         uintptr_t top = reinterpret_cast<uintptr_t>(current_->stack->top());
         if (address < top && address + FiberStack::kSize >= top) a.target = MemoryAccess::Target::Private;
-      } else if (address >= here - (1 << 20) && address < here + (8 << 20)) {
-        a.target = MemoryAccess::Target::Private;
+      } else if (address >= tStackLow && address < here) {
+        a.target = MemoryAccess::Target::Private;  // below this hook's frame: a kernel frame or free
+      } else if (address >= here && address + size <= tKernelFramesTop) {
+        a.target = MemoryAccess::Target::Private;  // the kernel's own frames, below the scheduler's
       }
     }
   }
@@ -828,9 +839,9 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
   t.state = ThreadState::Runnable;
   t.stack = nullptr;
   // The bound arguments change only with the arena's address (threadgroup arguments point into it).
-  if (sequentialArena_ != arena_.data() || t.args.empty()) {
+  if (sequentialArena_ != arena() || t.args.empty()) {
     bindArguments(t);
-    sequentialArena_ = arena_.data();
+    sequentialArena_ = arena();
   }
   current_ = &t;
   if (dispatch_.kernel.threadLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder) {
@@ -1086,7 +1097,9 @@ size_t belowThisThreadsStack(const void* address) {
 }
 
 void ThreadgroupScheduler::reportFault(Size3 group) {
-  std::string who = current_ ? describeThread(*current_, group) : "a thread of threadgroup";
+  std::string who = current_ ? describeThread(*current_, group)
+                             : "a thread of threadgroup (" + std::to_string(group[0]) + "," + std::to_string(group[1]) +
+                                   "," + std::to_string(group[2]) + ")";
   char address[32];
   std::snprintf(address, sizeof address, "%p", tFault.address);
   Finding f{Finding::Severity::Error, "", "", {}};
@@ -1105,10 +1118,28 @@ void ThreadgroupScheduler::reportFault(Size3 group) {
                 " KiB stack: its private (thread) arrays or recursion are too large";
   } else {
     f.kind = "invalid-memory-access";
+    std::string near = describeNearAllocation(reinterpret_cast<uintptr_t>(tFault.address));
     f.message = who + " accessed invalid memory at address " + std::string(address) +
-                " (outside every buffer and threadgroup allocation mslsim knows of)";
+                (near.empty() ? " (outside every buffer and threadgroup allocation mslsim knows of)" : ", " + near);
   }
   dispatch_.report(std::move(f));
+}
+
+std::string ThreadgroupScheduler::describeNearAllocation(uintptr_t address) const {
+  auto distance = [&](uintptr_t begin, uintptr_t end, const std::string& what) -> std::string {
+    if (address >= end && address - end < GuardedMemory::kGuardBytes)
+      return std::to_string(address - end) + " bytes past the end of " + what;
+    if (address < begin && begin - address <= GuardedMemory::kGuardBytes)
+      return std::to_string(begin - address) + " bytes before the start of " + what;
+    return "";
+  };
+  for (const MemoryRegion& r : dispatch_.facts.buffers) {
+    std::string what = "buffer " + std::to_string(r.argument->binding) + " ('" + r.argument->name + "')";
+    what += " (" + std::to_string(r.end - r.begin) + " bytes)";
+    if (std::string near = distance(r.begin, r.end, what); !near.empty()) return near;
+  }
+  uintptr_t arena = reinterpret_cast<uintptr_t>(arena_.data());
+  return distance(arena, arena + arena_.size(), "threadgroup memory (" + std::to_string(arena_.size()) + " bytes)");
 }
 
 void ThreadgroupScheduler::fiberMain(transfer_t t) {
@@ -1409,6 +1440,16 @@ uint64_t threadgroupInOrder(const Schedule& schedule, uint64_t n, uint64_t total
 
 void workerMain(DispatchState& state) {
   tDispatch = &state;
+  {
+    pthread_attr_t attr;
+    void* low = nullptr;
+    size_t size = 0;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      pthread_attr_getstack(&attr, &low, &size);
+      pthread_attr_destroy(&attr);
+    }
+    tStackLow = reinterpret_cast<uintptr_t>(low);
+  }
   AlternateSignalStack signalStack;
   std::vector<std::unique_ptr<FiberStack>> stacks;
   ThreadgroupScheduler scheduler(state, stacks);
@@ -1460,7 +1501,28 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
 }
 
 DispatchResult dispatch(const DispatchRequest& request) {
-  return dispatchSettlingInactiveLaneReads(request, runDispatch);
+  // Accesses the bounds check does not see run on buffers staged into guarded memory.
+  if (request.kernel->instrumented && request.options.checks.bounds)
+    return dispatchSettlingInactiveLaneReads(request, runDispatch);
+  auto start = std::chrono::steady_clock::now();
+  DispatchRequest staged = request;
+  std::optional<StagedBuffers> buffers;
+  try {
+    buffers.emplace(staged);
+  } catch (const std::bad_alloc&) {
+    DispatchResult refused;
+    refused.refused = true;
+    refused.findings.push_back({Finding::Severity::Error, "out-of-memory",
+                                "kernel '" + request.kernel->info.name +
+                                    "': no memory to stage its buffers into for the run",
+                                {}});
+    return refused;
+  }
+  DispatchResult result = dispatchSettlingInactiveLaneReads(staged, runDispatch);
+  buffers->copyBack();
+  // The copies are part of what the dispatch costs.
+  result.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
 }
 
 namespace {

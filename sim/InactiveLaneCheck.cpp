@@ -1,5 +1,7 @@
 #include "InactiveLaneCheck.h"
 
+#include "GuardedMemory.h"
+
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -11,27 +13,12 @@ namespace {
 
 constexpr const char* kInactiveLaneRead = "simd-inactive-lane";
 
-// The device memory a dispatch can write: the allocations behind its buffer arguments, with
-// overlapping ones (views and aliases of one allocation) merged.
+// The device memory a dispatch can write (boundAllocations), saved and restored.
 class DeviceMemory {
  public:
   using Image = std::vector<std::vector<uint8_t>>;  // one byte copy per range
 
-  explicit DeviceMemory(const DispatchRequest& request) : request_(request) {
-    std::vector<std::pair<uint8_t*, uint8_t*>> spans;
-    for (const ArgumentInfo& a : request.kernel->info.arguments) {
-      if (a.role != ArgumentRole::Buffer) continue;
-      const BoundArgument& b = request.arguments[a.position];
-      auto* begin = static_cast<uint8_t*>(const_cast<void*>(b.regionBegin ? b.regionBegin : b.buffer));
-      if (begin && b.regionBytes) spans.emplace_back(begin, begin + b.regionBytes);
-    }
-    std::sort(spans.begin(), spans.end());
-    for (auto& s : spans)
-      if (!ranges_.empty() && s.first <= ranges_.back().second)
-        ranges_.back().second = std::max(ranges_.back().second, s.second);
-      else
-        ranges_.push_back(s);
-  }
+  explicit DeviceMemory(const DispatchRequest& request) : request_(request), ranges_(boundAllocations(request)) {}
 
   Image save() const {
     Image image;

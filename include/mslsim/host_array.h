@@ -3,6 +3,7 @@
 
 #include <mslsim/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -46,12 +47,29 @@ MSLSIM_DTYPE_OF(uint64_t, UInt64)
 MSLSIM_DTYPE_OF(bool, Bool)
 #undef MSLSIM_DTYPE_OF
 
+// Memory for the data kernels touch, in a mapping of its own between two wide bands of
+// inaccessible pages (see sim/GuardedMemory.h): a kernel's stray access near it faults, and the
+// fault becomes a finding, instead of landing in the host's heap. Never null, even for 0 bytes.
+void* allocateGuarded(std::size_t bytes);
+void releaseGuarded(void* pointer, std::size_t bytes) noexcept;
+
+template <class T> struct GuardedAllocator {
+  using value_type = T;
+  GuardedAllocator() = default;
+  template <class U> GuardedAllocator(const GuardedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) { return static_cast<T*>(allocateGuarded(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t n) noexcept { releaseGuarded(p, n * sizeof(T)); }
+  template <class U> bool operator==(const GuardedAllocator<U>&) const noexcept { return true; }
+  template <class U> bool operator!=(const GuardedAllocator<U>&) const noexcept { return false; }
+};
+using DeviceBytes = std::vector<uint8_t, GuardedAllocator<uint8_t>>;
+
 // Typed host data with a shape: what kernel buffers are bound to (the kernel reads and writes
 // `bytes` in place).
 struct HostArray {
   DType dtype = DType::Float32;
   std::vector<uint64_t> shape;  // empty for a 0-d array
-  std::vector<uint8_t> bytes;
+  DeviceBytes bytes;
 
   uint64_t count() const { return bytes.size() / dtypeSize(dtype); }
   double valueAt(uint64_t i) const;                 // element i converted to double (complex: real part)

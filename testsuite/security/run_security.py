@@ -155,7 +155,8 @@ def run_library(mslsim, path, spec):
         before = os.getcwd()
         os.chdir(cwd)
         try:
-            mslsim.Library(path).kernel("k")(buffers=buffers, grid=grid, threadgroup=threadgroup)
+            options = {"check": args[args.index("--check") + 1]} if "--check" in args else {}
+            mslsim.Library(path).kernel("k")(buffers=buffers, grid=grid, threadgroup=threadgroup, **options)
             failure = "no error"
         except Exception as e:
             wanted = mslsim.KernelError if spec["exit"] == 1 else RuntimeError

@@ -1,0 +1,72 @@
+// Memory the kernel's native code touches, fenced off from the host's.
+//
+// Without the bounds check (`--check none`, or a build without instrumentation) a kernel's stray
+// store goes wherever its address points: past the end of a buffer that lives in the host's heap,
+// it corrupts mslsim's own allocations. So device buffers are staged, for such dispatches, into
+// mappings of their own with a wide band of inaccessible pages on each side, and threadgroup
+// memory always lives in one: an overrun, an underrun or a pointer forged from a buffer's address
+// (within the band) faults, and the fault becomes a finding that names the allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <mslsim/host_array.h>
+
+#include "Executor.h"
+
+namespace mslsim {
+
+class GuardedMemory {
+ public:
+  // The inaccessible band on each side.
+  static constexpr uint64_t kGuardBytes = uint64_t(1) << 20;
+
+  GuardedMemory() = default;
+  // `bytes` of zeroed memory, ending (to a 64-byte alignment) where the trailing band begins.
+  explicit GuardedMemory(uint64_t bytes);
+  GuardedMemory(GuardedMemory&& other) noexcept { *this = std::move(other); }
+  GuardedMemory& operator=(GuardedMemory&& other) noexcept;
+  GuardedMemory(const GuardedMemory&) = delete;
+  GuardedMemory& operator=(const GuardedMemory&) = delete;
+  ~GuardedMemory();
+
+  uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  // Gives up the mapping without unmapping it (allocateGuarded hands it out)...
+  void release();
+  // ...and unmaps the one made for `bytes` at `data`.
+  static void adopt(uint8_t* data, uint64_t bytes);
+
+ private:
+  void* mapping_ = nullptr;
+  uint64_t mappingBytes_ = 0;
+  uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+// Whether [begin, end) lies inside one live guarded allocation (GuardedMemory or allocateGuarded).
+bool isGuarded(const uint8_t* begin, const uint8_t* end);
+
+// A dispatch's device buffers that are not guarded already (HostArray's are; a numpy array bound
+// in place is not), copied into guarded memory for the run (the request's bindings
+// rewritten to point there, aliases and views of one allocation kept together) and copied back.
+class StagedBuffers {
+ public:
+  explicit StagedBuffers(DispatchRequest& request);
+  void copyBack();
+
+ private:
+  struct Allocation {
+    uint8_t* host;
+    GuardedMemory staged;
+  };
+  std::vector<Allocation> allocations_;
+};
+
+// A dispatch's device allocations: the byte ranges behind its buffer arguments, overlapping ones
+// (views and aliases of one allocation) merged, in address order.
+std::vector<std::pair<uint8_t*, uint8_t*>> boundAllocations(const DispatchRequest& request);
+
+}  // namespace mslsim
