@@ -384,7 +384,7 @@ int main(int argc, char** argv) {
   runCmd->add_option("--grid", run.grid, "X[,Y[,Z]]: threads (or threadgroups with --dispatch threadgroups)");
   runCmd->add_option("--threadgroup", run.threadgroup, "X[,Y[,Z]] threads per threadgroup");
   runCmd->add_option("--check", run.checks,
-                     "checks: races,bounds,uninit,sync,simd | all | none (default bounds,sync)");
+                     "checks: races,bounds,uninit,sync,simd,align | all | none (default bounds,sync; align is not in all)");
   runCmd->add_option("--schedule", run.schedule,
                      "in-order | reverse | random[:SEED]: the order threads run between synchronisation points");
   runCmd->add_option("--watch", run.watch, "print every access to one element: NAME[INDEX] or buffer:N[INDEX]");

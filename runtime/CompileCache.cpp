@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 5;  // bump when the entry layout changes
+constexpr int kFormat = 6;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -145,6 +145,8 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       site.privateBytes = s[5];
       site.privateElementSize = s[6];
       site.privateIsConstant = s[7];
+      site.vectorAlign = s[8];
+      site.vectorType = s[9];
       sites->push_back(site);
     }
     for (auto& k : j["kernels"]) {
@@ -196,7 +198,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
   if (!object.kernels.empty() && object.kernels[0].sites)
     for (auto& s : *object.kernels[0].sites)
       j["sites"].push_back({int(s.op), position(s.where), s.param, s.threadgroupOffset, s.privateObject,
-                            s.privateBytes, s.privateElementSize, s.privateIsConstant});
+                            s.privateBytes, s.privateElementSize, s.privateIsConstant, s.vectorAlign, s.vectorType});
   j["kernels"] = json::array();
   for (auto& k : object.kernels) {
     json args = json::array();

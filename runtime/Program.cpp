@@ -51,8 +51,12 @@ CheckSet parseCheckList(const std::string& list) {
     else if (item == "uninit") set.uninit = true;
     else if (item == "sync") set.sync = true;
     else if (item == "simd") set.simd = true;
-    else if (item == "all") set = CheckSet::all();
-    else throw Error("--check: unknown check '" + item + "' (races, bounds, uninit, sync, simd, all, none)");
+    else if (item == "align") set.align = true;
+    else if (item == "all") {
+      bool align = set.align;  // `all,align`: every check and the opt-in one
+      set = CheckSet::all();
+      set.align = align;
+    } else throw Error("--check: unknown check '" + item + "' (races, bounds, uninit, sync, simd, align, all, none)");
   }
   return set;
 }

@@ -796,6 +796,50 @@ struct SharedCheckState {
   UninitState uninit;
 };
 
+// ---------------------------------------------------------------------------------------------
+// Alignment (opt-in): a vector load or store at an address its type is not aligned to. Apple GPUs
+// execute it (ggml's kernel_mul_mm writes float4 rows at any float offset), and so does mslsim,
+// but MSL gives a `device float4*` the alignment of a float4: other implementations need not.
+class AlignmentChecker : public ExecutionObserver {
+ public:
+  explicit AlignmentChecker(const DispatchFacts& facts) : facts_(facts) {}
+  bool needsEveryAccess() const override { return true; }  // an access inside its buffer may be misaligned
+  SettledReads threadgroupReadsSettled(uint64_t) const override { return {SettledReads::Everyone}; }
+
+  void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
+    const AccessSite& site = *a.site;
+    if (!site.vectorAlign || a.address % site.vectorAlign == 0) return;
+    Finding f;
+    f.severity = Finding::Severity::Warning;
+    f.kind = "misaligned-access";
+    uint64_t aligned = uint64_t(1) << __builtin_ctzll(a.address);
+    std::string memory;
+    if (a.region && a.target == MemoryAccess::Target::Buffer) {
+      memory = a.region->describe(a.address, a.size);
+      f.memorySpace = a.region->space == MemoryRegion::Space::Constant ? "constant" : "device";
+      f.location = a.region->locate(a.address, a.size);
+    } else if (a.target == MemoryAccess::Target::Threadgroup) {
+      memory = "threadgroup memory at byte " + std::to_string(a.arenaOffset);
+      f.memorySpace = "threadgroup";
+    } else {
+      return;  // thread-private: the compiler's own layout
+    }
+    f.memory = memory;
+    f.message = std::string(accessOpName(site.op)) + " of " + std::to_string(a.size) + " bytes (" +
+                (site.vectorType.empty() ? "a vector object" : "a " + site.vectorType) + ", aligned to " +
+                std::to_string(site.vectorAlign) + " bytes) at " + memory + ", an address aligned to " +
+                std::to_string(aligned) + " bytes only";
+    f.hint = "Apple GPUs execute it; MSL gives the pointer the vector's alignment, so other implementations need "
+             "not: use a packed vector type (packed_float4) or read the elements";
+    f.accesses.push_back(facts_.record(site, thread));
+    f.locations.push_back(site.where);
+    facts_.sink->report(std::move(f));
+  }
+
+ private:
+  const DispatchFacts& facts_;
+};
+
 }  // namespace
 
 void prepareCheckers(const DispatchFacts& facts, std::shared_ptr<void>& sharedState) {
@@ -811,6 +855,7 @@ std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts
   if (facts.checks.bounds) observers.push_back(std::make_unique<BoundsChecker>(facts));
   if (facts.checks.races) observers.push_back(std::make_unique<RaceDetector>(facts, shared->inter));
   if (facts.checks.uninit) observers.push_back(std::make_unique<UninitChecker>(facts, shared->uninit));
+  if (facts.checks.align) observers.push_back(std::make_unique<AlignmentChecker>(facts));
   return observers;
 }
 

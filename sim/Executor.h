@@ -74,6 +74,10 @@ struct AccessSite {
   std::string privateObject;
   uint64_t privateBytes = 0, privateElementSize = 1;
   bool privateIsConstant = false;  // a program-scope `constant` object rather than a local array
+  // A load or store of a vector type: the alignment of that type (16 for a float4), for the
+  // alignment check; 0 for other accesses.
+  uint32_t vectorAlign = 0;
+  std::string vectorType;  // "<4 x float>", for the report
 };
 
 struct ThreadgroupVariable {

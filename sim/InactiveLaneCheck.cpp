@@ -87,7 +87,7 @@ DispatchResult dispatchSettlingInactiveLaneReads(const DispatchRequest& request,
   DispatchRequest rerun = request;
   DispatchOptions& o = rerun.options;
   o.workers = 1;
-  o.checks.races = o.checks.uninit = o.checks.simd = o.checks.reportUniformWrites = false;
+  o.checks.races = o.checks.uninit = o.checks.simd = o.checks.align = o.checks.reportUniformWrites = false;
   o.watch.clear();
   o.traceFile.clear();
   o.log = nullptr;

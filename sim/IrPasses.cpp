@@ -199,7 +199,21 @@ std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& mo
   return bytesPerEntry;
 }
 
+namespace {
+// Metadata on a load, store or copy whose alignment relaxVectorAlignment lowered: what the source
+// declared (one i32; a copy: destination, source).
+constexpr const char* kDeclaredAlignKind = "mslsim.declared.align";
+}  // namespace
+
 void relaxVectorAlignment(llvm::Module& module) {
+  llvm::LLVMContext& ctx = module.getContext();
+  // The alignment the source gave, kept for the alignment check (declaredAlignment).
+  auto remember = [&](llvm::Instruction& inst, std::initializer_list<uint64_t> aligns) {
+    std::vector<llvm::Metadata*> values;
+    for (uint64_t a : aligns)
+      values.push_back(llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(llvm::Type::getInt32Ty(ctx), a)));
+    inst.setMetadata(kDeclaredAlignKind, llvm::MDNode::get(ctx, values));
+  };
   auto elementAlign = [&](llvm::Type* type) -> std::optional<llvm::Align> {
     auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(type);
     if (!vector) return std::nullopt;
@@ -210,15 +224,23 @@ void relaxVectorAlignment(llvm::Module& module) {
     for (auto& bb : f)
       for (auto& inst : bb) {
         if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
-          if (auto a = elementAlign(load->getType()); a && *a < load->getAlign()) load->setAlignment(*a);
+          if (auto a = elementAlign(load->getType()); a && *a < load->getAlign()) {
+            remember(inst, {load->getAlign().value()});
+            load->setAlignment(*a);
+          }
         } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
-          if (auto a = elementAlign(store->getValueOperand()->getType()); a && *a < store->getAlign())
+          if (auto a = elementAlign(store->getValueOperand()->getType()); a && *a < store->getAlign()) {
+            remember(inst, {store->getAlign().value()});
             store->setAlignment(*a);
+          }
         } else if (auto* transfer = llvm::dyn_cast<llvm::MemTransferInst>(&inst)) {
           // Copies of vector-holding structs (`*d4 = *c4` on float4 objects) alike.
           const llvm::Align word(4);
-          if (transfer->getDestAlign() && *transfer->getDestAlign() > word) transfer->setDestAlignment(word);
-          if (transfer->getSourceAlign() && *transfer->getSourceAlign() > word) transfer->setSourceAlignment(word);
+          uint64_t dest = transfer->getDestAlign() ? transfer->getDestAlign()->value() : 1;
+          uint64_t source = transfer->getSourceAlign() ? transfer->getSourceAlign()->value() : 1;
+          if (dest > word.value() || source > word.value()) remember(inst, {dest, source});
+          if (dest > word.value()) transfer->setDestAlignment(word);
+          if (source > word.value()) transfer->setSourceAlignment(word);
         }
       }
 }
@@ -572,6 +594,7 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
     llvm::Value* size;
     AccessOp op;
     llvm::Value* newValue;  // a store's value (stored to a stack slot for the hook), or a copy's source
+    llvm::Type* type = nullptr;  // a load's or store's value type
   };
   // Operands are read when each instruction is instrumented, not before: guarding one load may
   // replace it (by a phi) in the operands of later instructions.
@@ -580,10 +603,11 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
     auto bytes = [&](llvm::Type* t) { return llvm::ConstantInt::get(i64, layout.getTypeStoreSize(t)); };
     if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
       accesses.push_back({load->getPointerOperand(), bytes(load->getType()),
-                          load->isAtomic() ? AccessOp::AtomicLoad : AccessOp::Load, nullptr});
+                          load->isAtomic() ? AccessOp::AtomicLoad : AccessOp::Load, nullptr, load->getType()});
     } else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst)) {
       accesses.push_back({store->getPointerOperand(), bytes(store->getValueOperand()->getType()),
-                          store->isAtomic() ? AccessOp::AtomicStore : AccessOp::Store, store->getValueOperand()});
+                          store->isAtomic() ? AccessOp::AtomicStore : AccessOp::Store, store->getValueOperand(),
+                          store->getValueOperand()->getType()});
     } else if (auto* rmw = llvm::dyn_cast<llvm::AtomicRMWInst>(&inst)) {
       accesses.push_back({rmw->getPointerOperand(), bytes(rmw->getValOperand()->getType()), AccessOp::AtomicRMW, nullptr});
     } else if (auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(&inst)) {
@@ -662,6 +686,15 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
         site.where = userPosition(*inst, sources);
         site.param = c.param;
         site.threadgroupOffset = c.threadgroupOffset;
+        if (llvm::MDNode* declared = inst->getMetadata(kDeclaredAlignKind)) {
+          // Loads and stores: one alignment; copies: the destination's, then the source's.
+          unsigned operand = declared->getNumOperands() == 2 && a.op == AccessOp::Load ? 1 : 0;
+          site.vectorAlign = uint32_t(llvm::mdconst::extract<llvm::ConstantInt>(declared->getOperand(operand))->getZExtValue());
+          if (a.type) {
+            llvm::raw_string_ostream spelling(site.vectorType);
+            a.type->print(spelling);
+          }
+        }
         uint32_t index = uint32_t(sites.size());
         sites.push_back(site);
         // Inside the filter's range: the access goes ahead without a call.

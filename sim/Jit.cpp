@@ -114,6 +114,9 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
       prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
     }
     prepare.run(module, mam);
+    // After SROA, which turns copies of float4 objects into vector loads and stores (carrying the
+    // copy's alignment), before anything can rely on an alignment the source promised.
+    relaxVectorAlignment(module);
     if (instrument) instrument(module);
     for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers)
@@ -180,7 +183,6 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
 
   std::map<std::string, ThreadgroupLayout> threadgroupLayouts = lowerThreadgroupMemory(module, kEntryPrefix);
   stripVariableAnnotations(module);
-  relaxVectorAlignment(module);
   // Entries must survive internalisation and dead-code elimination.
   std::map<std::string, std::string> kernelOfEntry;  // the function each trampoline calls
   for (auto& f : module)

@@ -85,13 +85,16 @@ struct Finding {
   uint64_t count = 1;       // occurrences folded into this finding
 };
 
-// Which checks a dispatch runs (`--check races,bounds,uninit,sync,simd`).
+// Which checks a dispatch runs (`--check races,bounds,uninit,sync,simd,align`).
 struct CheckSet {
   bool races = false, bounds = true, uninit = false, sync = true, simd = false;
   bool reportUniformWrites = false;
-  bool needsInstrumentation() const { return races || bounds || uninit; }
-  static CheckSet none() { return {false, false, false, false, false, false}; }
-  static CheckSet all() { return {true, true, true, true, true, false}; }
+  // Vector accesses at addresses their type is not aligned to (Apple GPUs execute them): opt-in,
+  // not part of `all`.
+  bool align = false;
+  bool needsInstrumentation() const { return races || bounds || uninit || align; }
+  static CheckSet none() { return {false, false, false, false, false, false, false}; }
+  static CheckSet all() { return {true, true, true, true, true, false, false}; }
 };
 
 // The order in which threads of a threadgroup run between synchronisation points, and in which
