@@ -48,7 +48,7 @@ json argumentToJson(const ArgumentInfo& a) {
           {"reference", a.isReference}, {"type", a.typeSpelling}, {"pointee", a.pointeeType},
           {"pointee_size", a.pointeeSize}, {"builtin", int(a.builtin)}, {"components", a.components},
           {"component_size", a.componentSize}, {"location", position(a.location)},
-          {"function_constant", a.functionConstant}, {"enabled", a.enabled}};
+          {"function_constant", a.functionConstant}, {"enabled", a.enabled}, {"used", a.used}};
 }
 
 ArgumentInfo argumentFromJson(const json& j) {
@@ -70,6 +70,7 @@ ArgumentInfo argumentFromJson(const json& j) {
   a.location = position(j["location"]);
   a.functionConstant = j.value("function_constant", std::string());
   a.enabled = j.value("enabled", true);
+  a.used = j.value("used", true);
   return a;
 }
 

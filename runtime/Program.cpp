@@ -330,6 +330,7 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
       auto it = buffers_.find(a.binding);
       if (!a.enabled && (it == buffers_.end() || info.bufferArgument(a.binding) != &a))
         continue;  // disabled by its function constant: passed as null (an enabled argument's binding is not its)
+      if (it == buffers_.end() && !a.used) continue;  // never read: passed as null, as on Metal
       if (it == buffers_.end()) throw Error(argLabel(a) + " is not bound");
       Binding& binding = it->second;
       if (binding.array) {

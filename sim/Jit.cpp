@@ -36,6 +36,40 @@ constexpr const char* kEntryPrefix = "__mslsim_entry.";
 std::string threadLoopSymbol(const std::string& entrySymbol) { return "__mslsim_loop." + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 std::string regionLoopSymbol(const std::string& entrySymbol) { return "__mslsim_regions." + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 
+// Clears ArgumentInfo::used for the parameters the optimised code of a kernel never reads. Its
+// functions that take the argument table (`void** args`, one slot per parameter position: the
+// entry, which also starts coroutines, and the thread loop) read slot i by a load from args + i;
+// a slot whose loaded value nothing uses, or that nothing loads, is unread. Any other use of the
+// table counts as reading every slot.
+void markUnreadArguments(llvm::Module& module, KernelInfo& info, std::initializer_list<std::string> functions) {
+  std::set<uint64_t> read;
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (const std::string& name : functions) {
+    llvm::Function* f = module.getFunction(name);
+    if (!f || f->isDeclaration() || f->arg_empty()) continue;
+    std::vector<std::pair<llvm::Value*, uint64_t>> work{{f->getArg(0), 0}};
+    while (!work.empty()) {
+      auto [value, offset] = work.back();
+      work.pop_back();
+      for (llvm::User* user : value->users()) {
+        if (auto* load = llvm::dyn_cast<llvm::LoadInst>(user)) {
+          if (!load->use_empty()) read.insert(offset / layout.getPointerSize());
+          continue;
+        }
+        if (auto* gep = llvm::dyn_cast<llvm::GetElementPtrInst>(user)) {
+          llvm::APInt delta(64, 0);
+          if (gep->getPointerOperand() == value && gep->accumulateConstantOffset(layout, delta)) {
+            work.push_back({gep, offset + delta.getZExtValue()});
+            continue;
+          }
+        }
+        return;  // the table escapes: every argument counts as read
+      }
+    }
+  }
+  for (ArgumentInfo& a : info.arguments) a.used = read.count(a.position) > 0;
+}
+
 struct Optimised {
   std::map<std::string, ThreadScheduling> scheduling;           // by entry symbol
   std::map<std::string, RegionLoopLayout> regionLoops;          // by entry symbol
@@ -233,6 +267,8 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
   out.sources = program.sources;
   for (auto& info : program.kernels) {
     ExecutableKernel k;
+    k.info = info;
+    markUnreadArguments(module, k.info, {info.entrySymbol, threadLoopSymbol(info.entrySymbol)});
     k.staticThreadgroupBytes = threadgroupLayouts[info.entrySymbol].bytes;
     k.threadgroupVariables = threadgroupLayouts[info.entrySymbol].variables;
     k.instrumented = instrument;
@@ -241,7 +277,6 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     k.hasThreadLoop = module.getFunction(threadLoopSymbol(info.entrySymbol)) != nullptr;
     if (optimised.regionLoops.count(info.entrySymbol)) k.regionLoopLayout = optimised.regionLoops[info.entrySymbol];
     k.scheduling = scheduling.count(info.entrySymbol) ? scheduling[info.entrySymbol] : ThreadScheduling::Fibers;
-    k.info = info;
     out.kernels.push_back(std::move(k));
   }
   return true;

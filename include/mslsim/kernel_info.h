@@ -70,6 +70,10 @@ struct ArgumentInfo {
   // value in this compilation; a disabled argument need not be bound (it is passed as null).
   std::string functionConstant;
   bool enabled = true;
+  // Whether the compiled kernel reads the argument at all (Metal's "active" arguments): an
+  // argument the optimised code never loads, such as a buffer used only under a function constant
+  // that is false, need not be bound. Set by the JIT; true until then.
+  bool used = true;
 };
 
 // A program-scope `constant T name [[function_constant(index)]]`: set by the host when it builds a

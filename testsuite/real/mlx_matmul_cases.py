@@ -15,17 +15,6 @@ def ceildiv(a, b):
     return (a + b - 1) // b
 
 
-def unbound(buffers, placeholders):
-    """Arguments MLX's host code leaves unbound because the kernel never reads them (a gemv
-    without axpby, an unbatched quantized kernel): mslsim wants every enabled argument bound, so
-    each gets one zeroed element of its type. placeholders: index -> kind (realkernels scalar
-    kinds)."""
-    for index, kind in placeholders.items():
-        assert index not in buffers
-        buffers[index] = scalar(kind, 0)
-    return buffers
-
-
 # --- element types by MLX dtype name: (numpy storage, float -> storage, storage -> float) --------
 
 def _identity(x):
@@ -94,9 +83,8 @@ def gemv_dispatch(mat, vec, dtype, transpose_mat):
                4: scalar("i32", in_len), 5: scalar("i32", out_len), 6: scalar("i32", cols),
                9: scalar("i32", 1), 10: vector("i32", [1]),
                11: vector("i64", [0]), 12: vector("i64", [0])}
-    # not axpby: bias 2, alpha 7, beta 8, bias batch strides 13, bias stride 14 stay unbound
-    unbound(buffers, {2: {np.float32: "f32", np.float16: "f16", np.uint16: "u16"}[DTYPES[dtype][0]],
-                      7: "f32", 8: "f32", 13: "i64", 14: "i32"})
+    # not axpby: bias 2, alpha 7, beta 8, bias batch strides 13, bias stride 14 stay unbound, as in
+    # MLX (the kernel never reads them)
     return mlx("gemv.metal", name, (ceildiv(out_len, per_tgp), 1, 1), (32, bn, bm), buffers, [3],
                dispatch="threadgroups")
 
@@ -293,9 +281,8 @@ def qmv_dispatch(x, packed, scales, biases, M, N, K, dtype, group_size, bits):
                                                  group_size, bits)
     buffers = {0: packed, 1: scales, 2: biases, 3: x, 4: np.zeros(M * N, x.dtype),
                5: scalar("i32", K), 6: scalar("i32", N)}
-    # unbatched: add_strides_and_shapes binds nothing, x/w batch ndims, shapes, strides 7-14 unbound
-    unbound(buffers, {7: "i32", 8: "i32", 9: "i64", 10: "i32", 11: "i32", 12: "i64", 13: "i64",
-                      14: "i64"})
+    # unbatched: add_strides_and_shapes binds nothing, x/w batch ndims, shapes, strides 7-14 stay
+    # unbound, as in MLX (the kernel never reads them)
     return mlx("quantized.metal", name, (M, ceildiv(N, 8), 1), (32, 2, 1), buffers, [4],
                dispatch="threadgroups")
 
@@ -351,9 +338,7 @@ def qmm_dispatch(x, packed, scales, biases, M, N, K, dtype, group_size, bits, tr
         name = "affine_qmm_n_%s_gs_%d_b_%d_batch_0" % (TYPE_STRING[dtype], group_size, bits)
     buffers = {0: packed, 1: scales, 2: biases, 3: x, 4: np.zeros(M * N, x.dtype),
                5: scalar("i32", K), 6: scalar("i32", N), 7: scalar("i32", M)}
-    # unbatched: the batch ndims, shapes and strides 8-15 stay unbound
-    unbound(buffers, {8: "i32", 9: "i32", 10: "i64", 11: "i32", 12: "i32", 13: "i64", 14: "i64",
-                      15: "i64"})
+    # unbatched: the batch ndims, shapes and strides 8-15 stay unbound, as in MLX
     return mlx("quantized.metal", name, (ceildiv(N, 32), ceildiv(M, 32), 1), (32, 2, 2), buffers,
                [4], dispatch="threadgroups")
 
