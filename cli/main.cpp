@@ -139,19 +139,6 @@ std::map<unsigned, double> parseConstants(const std::vector<std::string>& consta
   return values;
 }
 
-// "@J" or "@J+BYTES" of `--buffer I=@J+BYTES`.
-std::pair<unsigned, uint64_t> parseView(const std::string& spec, const std::string& flag) {
-  static const std::regex pattern(R"(@(\d+)(?:\+(\d+))?)");
-  std::smatch m;
-  if (!std::regex_match(spec, m, pattern))
-    throw Error(fmt::format("--buffer {}: expected @INDEX or @INDEX+BYTES after '=' for a view of another buffer", flag));
-  try {
-    return {unsigned(std::stoul(m[1].str())), m[2].matched ? uint64_t(std::stoull(m[2].str())) : 0};
-  } catch (const std::out_of_range&) {
-    throw Error(fmt::format("--buffer {}: index or offset out of range", flag));
-  }
-}
-
 int runCommand(const RunOptions& o) {
   if (o.file.size() > 5 && o.file.compare(o.file.size() - 5, 5, ".json") == 0) return runSpecCommand(o);
   if (o.kernel.empty() || o.grid.empty() || o.threadgroup.empty())
@@ -177,36 +164,15 @@ int runCommand(const RunOptions& o) {
   if (o.dispatch != "threads" && o.dispatch != "threadgroups")
     throw Error("--dispatch '" + o.dispatch + "': expected threads or threadgroups");
 
-  // Buffers are allocations bound at offsets, as in Metal: `I=SPEC` makes an allocation and binds
-  // it at index I; `I=@J` and `I=@J+BYTES` bind buffer J's allocation again (an alias, or a view
-  // at a byte offset). A uint8 allocation bound that way is untyped memory, like an MTLBuffer
-  // holding tensors of several types.
+  // Buffers are allocations bound at offsets, as in Metal (Launch::bindBufferSpecs).
   std::map<unsigned, HostArray> buffers;
-  std::map<unsigned, std::pair<unsigned, uint64_t>> views;  // index -> (allocation's index, offset)
+  std::map<unsigned, std::string> specs;
   Launch launch(kernel);
-  std::set<unsigned> given;
   for (auto& b : o.buffers) {
     auto [index, spec] = parseIndexed(b, "--buffer");
-    if (!given.insert(index).second) throw Error(fmt::format("--buffer {} is given twice", index));
-    if (!spec.empty() && spec[0] == '@') {
-      views[index] = parseView(spec, b);
-      continue;
-    }
-    buffers[index] = parseBufferSpec(spec);
-    launch.bindBuffer(index, buffers[index], spec);
+    if (!specs.emplace(index, spec).second) throw Error(fmt::format("--buffer {} is given twice", index));
   }
-  for (auto& [index, view] : views) {
-    auto [of, offset] = view;
-    auto it = buffers.find(of);
-    if (it == buffers.end())
-      throw Error(fmt::format("--buffer {}=@{}: buffer {} is {}", index, of, of,
-                              views.count(of) ? "itself a view (name the allocation's own index)"
-                                              : fmt::format("not given (add --buffer {}=SPEC)", of)));
-    launch.bindBuffer(index, it->second, offset, it->second.dtype == DType::UInt8,
-                      fmt::format("buffer {} at byte {}", of, offset));
-    if (it->second.dtype == DType::UInt8)  // the allocation itself is then untyped too
-      launch.bindBuffer(of, it->second, 0, true, fmt::format("buffer {}", of));
-  }
+  launch.bindBufferSpecs(specs, buffers, "", "--buffer");
   for (auto& t : o.threadgroupMemory) {
     auto [index, bytes] = parseIndexed(t, "--threadgroup-memory");
     try {
@@ -218,9 +184,10 @@ int runCommand(const RunOptions& o) {
   std::vector<std::pair<unsigned, std::string>> outputs;
   for (auto& out : o.outputs) {
     auto [index, path] = parseIndexed(out, "--output");
-    if (views.count(index))
+    if (specs.count(index) && !specs[index].empty() && specs[index][0] == '@')
       throw Error(fmt::format("--output {}: buffer {} is a view of buffer {}; write that allocation (--output {}=PATH)",
-                              out, index, views[index].first, views[index].first));
+                              out, index, specs[index].substr(1, specs[index].find('+') - 1),
+                              specs[index].substr(1, specs[index].find('+') - 1)));
     if (!buffers.count(index))
       throw Error(fmt::format("--output {}: buffer {} is not bound (add --buffer {}=SPEC)", out, index, index));
     outputs.push_back({index, path});

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 #include <mutex>
+#include <regex>
 #include <sstream>
 
 #include "CompileCache.h"
@@ -297,6 +298,40 @@ void Launch::bindMemory(unsigned index, void* address, uint64_t bytes, DType dty
                         bool uninitialized, bool raw) {
   buffers_[index] = {nullptr, address, bytes, dtype, origin, regionBegin, regionBytes, uninitialized};
   buffers_[index].raw = raw;
+}
+
+void Launch::bindBufferSpecs(const std::map<unsigned, std::string>& specs, std::map<unsigned, HostArray>& storage,
+                             const std::string& baseDir, const std::string& what) {
+  static const std::regex viewPattern(R"(@(\d+)(?:\+(\d+))?)");
+  std::map<unsigned, std::pair<unsigned, uint64_t>> views;  // index -> (allocation's index, offset)
+  for (auto& [index, spec] : specs) {
+    std::string label = what + " " + std::to_string(index) + "=" + spec;
+    if (spec.empty() || spec[0] != '@') {
+      storage[index] = parseBufferSpec(spec, baseDir);
+      bindBuffer(index, storage[index], spec);
+      continue;
+    }
+    std::smatch m;
+    if (!std::regex_match(spec, m, viewPattern))
+      throw Error(label + ": expected @INDEX or @INDEX+BYTES for a view of another buffer");
+    try {
+      views[index] = {unsigned(std::stoul(m[1].str())), m[2].matched ? uint64_t(std::stoull(m[2].str())) : 0};
+    } catch (const std::out_of_range&) {
+      throw Error(label + ": index or offset out of range");
+    }
+  }
+  for (auto& [index, view] : views) {
+    auto [of, offset] = view;
+    auto it = storage.find(of);
+    if (it == storage.end() || !specs.count(of))
+      throw Error(what + " " + std::to_string(index) + "=@" + std::to_string(of) + ": buffer " + std::to_string(of) +
+                  " is " +
+                  (views.count(of) ? std::string("itself a view (name the allocation's own index)")
+                                   : "not given (add " + what + " " + std::to_string(of) + "=SPEC)"));
+    bool raw = it->second.dtype == DType::UInt8;
+    bindBuffer(index, it->second, offset, raw, "buffer " + std::to_string(of) + " at byte " + std::to_string(offset));
+    if (raw) bindBuffer(of, it->second, 0, true, "buffer " + std::to_string(of));  // the allocation is untyped too
+  }
 }
 
 void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }

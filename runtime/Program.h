@@ -103,6 +103,13 @@ class Launch {
                   const void* regionBegin = nullptr, uint64_t regionBytes = 0, bool uninitialized = false,
                   bool raw = false);
   void setThreadgroupMemory(unsigned index, uint64_t bytes);
+  // Binds buffers given as specs (index -> spec), the way the CLI's `--buffer I=SPEC` and a suite
+  // case's "buffers" give them: a data spec (parseBufferSpec, relative to `baseDir`) makes an
+  // allocation, kept in `storage` at its index, and binds it there; `@J` or `@J+BYTES` binds
+  // buffer J's allocation again, at a byte offset (an alias or a view). A uint8 allocation bound
+  // so is untyped memory (a packed MTLBuffer). `what` prefixes error messages ("--buffer").
+  void bindBufferSpecs(const std::map<unsigned, std::string>& specs, std::map<unsigned, HostArray>& storage,
+                       const std::string& baseDir, const std::string& what);
 
   // Checks the bindings against the kernel's arguments (throws Error naming the argument at
   // fault) and runs the grid.

@@ -82,11 +82,9 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     const nlohmann::json& bufferSpecs = spec.contains("buffers") ? spec["buffers"] : none;
     const nlohmann::json& tgSpecs = spec.contains("threadgroup_memory") ? spec["threadgroup_memory"] : none;
     const nlohmann::json& expectations = spec.contains("expect") ? spec["expect"] : none;
-    for (auto& [key, value] : bufferSpecs.items()) {
-      unsigned index = unsigned(std::stoul(key));
-      buffers[index] = parseBufferSpec(value.get<std::string>(), dataDir);
-      launch.bindBuffer(index, buffers[index], value.get<std::string>());
-    }
+    std::map<unsigned, std::string> specs;
+    for (auto& [key, value] : bufferSpecs.items()) specs[unsigned(std::stoul(key))] = value.get<std::string>();
+    launch.bindBufferSpecs(specs, buffers, dataDir, caseJson + ": buffer");
     for (auto& [key, value] : tgSpecs.items())
       launch.setThreadgroupMemory(unsigned(std::stoul(key)), value.get<uint64_t>());
 
