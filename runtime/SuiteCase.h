@@ -21,6 +21,7 @@ struct CaseOutcome {
 // Runs the case described by `caseJson`; data files are looked up in `dataDir` (default: the
 // directory of the case file). Never throws: every failure is reported in the outcome.
 // `checks`, when not empty, replaces the case's own "checks" (e.g. "all" to look for false positives);
+// the case's expected "findings" are then not compared: its outputs must match, with no error;
 // `workers` as DispatchOptions::workers (0: mslsim's default).
 CaseOutcome runCase(const std::string& caseJson, const std::string& dataDir = "",
                     const std::string& checks = "", const std::string& schedule = "in-order", unsigned workers = 0);
