@@ -969,8 +969,10 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   frameCount_ = count;
   if (scheduling_ == ThreadScheduling::Sequential) return runSequentially(group, size, count);
   // Unchecked barrier-only kernels in the default order: the JIT'd region loop (see runRegions).
+  // Not under the sync check, which names the barriers' lines and the threads that returned
+  // before one (the region loop sees neither).
   if (dispatch_.kernel.regionLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder &&
-      observers_.empty())
+      observers_.empty() && !dispatch_.facts.checks.sync)
     return runRegions(group, size, count);
   prepareThreads(group, size, count);
   atBarrier_ = atSimdCollective_ = 0;

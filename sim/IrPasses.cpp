@@ -1263,6 +1263,80 @@ const std::vector<std::string>& vectorisableMathFunctions() {
   return names;
 }
 
+std::string VectorMathVariant::name(const std::string& scalar) const {
+  bool binary = scalar == "atan2f" || scalar == "powf";
+  return "_ZGV" + std::string(1, isa) + "N" + std::to_string(lanes) + (binary ? "vv_" : "v_") + scalar;
+}
+
+void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& variant) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Type* f32 = llvm::Type::getFloatTy(ctx);
+  auto* wide = llvm::FixedVectorType::get(f32, variant.lanes);
+  const auto& names = vectorisableMathFunctions();
+  // The scalar libm name a call computes, or "".
+  auto scalarName = [&](llvm::CallInst& call) -> std::string {
+    llvm::Function* f = call.getCalledFunction();
+    if (!f || f->getReturnType()->getScalarType() != f32) return "";
+    switch (f->getIntrinsicID()) {
+      case llvm::Intrinsic::exp: return "expf";
+      case llvm::Intrinsic::exp2: return "exp2f";
+      case llvm::Intrinsic::log: return "logf";
+      case llvm::Intrinsic::log2: return "log2f";
+      case llvm::Intrinsic::log10: return "log10f";
+      case llvm::Intrinsic::sin: return "sinf";
+      case llvm::Intrinsic::cos: return "cosf";
+      case llvm::Intrinsic::pow: return "powf";
+      case llvm::Intrinsic::not_intrinsic: break;
+      default: return "";
+    }
+    std::string name = f->getName().str();
+    if (std::find(names.begin(), names.end(), name) != names.end() && !f->getReturnType()->isVectorTy()) return name;
+    return "";
+  };
+  std::vector<std::pair<llvm::CallInst*, std::string>> calls;
+  for (auto& f : module)
+    for (auto& bb : f)
+      for (auto& inst : bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+          if (std::string name = scalarName(*call); !name.empty()) calls.push_back({call, name});
+  for (auto& [call, name] : calls) {
+    llvm::FunctionType* type = llvm::FunctionType::get(wide, std::vector<llvm::Type*>(call->arg_size(), wide), false);
+    llvm::FunctionCallee vector = module.getOrInsertFunction(variant.name(name), type);
+    if (auto* fn = llvm::dyn_cast<llvm::Function>(vector.getCallee())) {
+      fn->setDoesNotThrow();
+      fn->setDoesNotAccessMemory();
+      fn->setWillReturn();
+    }
+    llvm::IRBuilder<> b(call);
+    auto* resultType = call->getType();
+    unsigned count = resultType->isVectorTy() ? unsigned(llvm::cast<llvm::FixedVectorType>(resultType)->getNumElements()) : 1;
+    llvm::Value* result = llvm::PoisonValue::get(resultType);
+    // In chunks of the variant's lanes; a scalar fills every lane (the other lanes' work is free).
+    for (unsigned first = 0; first < count; first += variant.lanes) {
+      std::vector<llvm::Value*> args;
+      for (llvm::Value* arg : call->args()) {
+        if (!resultType->isVectorTy()) {
+          args.push_back(b.CreateVectorSplat(variant.lanes, arg));
+          continue;
+        }
+        llvm::Value* lanes = llvm::PoisonValue::get(wide);
+        for (unsigned i = 0; i < variant.lanes && first + i < count; ++i)
+          lanes = b.CreateInsertElement(lanes, b.CreateExtractElement(arg, uint64_t(first + i)), uint64_t(i));
+        args.push_back(lanes);
+      }
+      llvm::Value* out = b.CreateCall(vector, args);
+      if (!resultType->isVectorTy()) {
+        result = b.CreateExtractElement(out, uint64_t(0));
+        break;
+      }
+      for (unsigned i = 0; i < variant.lanes && first + i < count; ++i)
+        result = b.CreateInsertElement(result, b.CreateExtractElement(out, uint64_t(i)), uint64_t(first + i));
+    }
+    call->replaceAllUsesWith(result);
+    call->eraseFromParent();
+  }
+}
+
 void enableVectorMath(llvm::Module& module) {
   // The front end compiles freestanding (no assumptions about a C library), which marks every
   // function "no-builtins" and every libm call `nobuiltin`; the vectoriser then cannot map a call

@@ -121,6 +121,20 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
 void enableVectorMath(llvm::Module& module);
 const std::vector<std::string>& vectorisableMathFunctions();
 
+// The one libmvec variant every math call uses: its ISA letter ('b' SSE, 'd' AVX2, 'e' AVX-512)
+// and lanes.
+struct VectorMathVariant {
+  char isa = 'b';
+  unsigned lanes = 4;
+  std::string name(const std::string& scalar) const;  // "_ZGVdN8v_tanhf"
+};
+// After optimisation: every remaining call to a vectorisable math function (vectorisableMathFunctions
+// or the llvm.exp/log/sin/cos/pow intrinsics that stand for them), scalar or vector of another
+// width, goes to `variant` (splat or padded into its lanes). libmvec and libm, and libmvec's SSE,
+// AVX2 and AVX-512 versions, differ in the last bits: with one implementation for every call, a
+// kernel computes the same bits in every execution path (vectorised or not, loop body or remainder).
+void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& variant);
+
 llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name);
 
 // Inlines every call of `callee` in `caller`; then, with dropBarrierHooks, removes the threadgroup

@@ -70,6 +70,14 @@ void markUnreadArguments(llvm::Module& module, KernelInfo& info, std::initialize
   for (ArgumentInfo& a : info.arguments) a.used = read.count(a.position) > 0;
 }
 
+// The libmvec variant of the host: the widest its CPU runs.
+VectorMathVariant hostVectorMathVariant(llvm::TargetMachine& tm) {
+  const llvm::MCSubtargetInfo* subtarget = tm.getMCSubtargetInfo();
+  if (subtarget->checkFeatures("+avx512f")) return {'e', 16};
+  if (subtarget->checkFeatures("+avx2")) return {'d', 8};
+  return {'b', 4};
+}
+
 struct Optimised {
   std::map<std::string, ThreadScheduling> scheduling;           // by entry symbol
   std::map<std::string, RegionLoopLayout> regionLoops;          // by entry symbol
@@ -98,25 +106,18 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   tuning.LoopVectorization = vectorise;
   tuning.SLPVectorization = vectorise;
   llvm::PassBuilder pb(&tm, tuning);
-  // libm calls the vectoriser may replace by glibc's libmvec variants (4 lanes SSE, 8 AVX2, 16
-  // AVX-512), which are within MSL's precise-math error bounds (checked by tests/conformance).
+  // libm calls the vectoriser may replace by glibc's libmvec variant for the host (4 lanes SSE, 8
+  // AVX2 or 16 AVX-512), which is within MSL's precise-math error bounds (checked by
+  // tests/conformance); every other call is sent to it after optimisation (useOneVectorMathVariant).
   llvm::TargetLibraryInfoImpl libraryInfo(tm.getTargetTriple());
   std::vector<std::string> vectorNames;  // VecDesc holds StringRefs
   std::vector<llvm::VecDesc> vectorFunctions;
   if (vectorise) {
-    const llvm::MCSubtargetInfo* subtarget = tm.getMCSubtargetInfo();
-    std::vector<std::pair<char, unsigned>> widths = {{'b', 4}};
-    if (subtarget->checkFeatures("+avx2")) widths.push_back({'d', 8});
-    if (subtarget->checkFeatures("+avx512f")) widths.push_back({'e', 16});
-    for (const std::string& name : vectorisableMathFunctions()) {
-      bool binary = name == "atan2f" || name == "powf";
-      for (auto [isa, lanes] : widths)
-        vectorNames.push_back("_ZGV" + std::string(1, isa) + "N" + std::to_string(lanes) + (binary ? "vv_" : "v_") + name);
-    }
-    size_t i = 0;
-    for (const std::string& name : vectorisableMathFunctions())
-      for (auto [isa, lanes] : widths)
-        vectorFunctions.push_back({name, vectorNames[i++], llvm::ElementCount::getFixed(lanes)});
+    // One width only (useOneVectorMathVariant rewrites every other call to it).
+    VectorMathVariant variant = hostVectorMathVariant(tm);
+    for (const std::string& name : vectorisableMathFunctions()) vectorNames.push_back(variant.name(name));
+    for (size_t i = 0; i < vectorNames.size(); ++i)
+      vectorFunctions.push_back({vectorisableMathFunctions()[i], vectorNames[i], llvm::ElementCount::getFixed(variant.lanes)});
     libraryInfo.addVectorizableFunctions(vectorFunctions);
   }
   AnalysisManagers analyses(pb, libraryInfo);
@@ -236,6 +237,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     };
   Optimised optimised = optimise(module, **tm, program.kernels, instrumentation);
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
+  useOneVectorMathVariant(module, hostVectorMathVariant(**tm));
   insertCancellationPolls(module, sources);
   // What optimisation added (library calls for intrinsics, vector math) stays inside the boundary.
   if (!checkHostBoundary(module, sources, error)) {
