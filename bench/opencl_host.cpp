@@ -2,7 +2,7 @@
 // Oclgrind through its `oclgrind` wrapper, which preloads its own OpenCL runtime).
 //
 //   opencl_host --platform NAME --file K.cl --kernel K --global X[,Y] --local X[,Y]
-//               --arg SPEC ... [--output INDEX=out.npy] [--repeat N] [--warmup N] [--build-options S]
+//               --arg SPEC ... [--output INDEX=out.npy ...] [--repeat N] [--warmup N] [--build-options S]
 //   opencl_host --platform NAME --info
 //
 // SPEC, one per kernel argument in order: npy:PATH | zeros:float32|uint32:COUNT (buffers),
@@ -131,7 +131,8 @@ Arg makeArg(cl_context context, const std::string& spec) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string platformName, file, kernelName, buildOptions, output;
+  std::string platformName, file, kernelName, buildOptions;
+  std::vector<std::string> outputs;
   std::vector<size_t> global, local;
   std::vector<std::string> argSpecs;
   int repeat = 3, warmup = 1;
@@ -148,7 +149,7 @@ int main(int argc, char** argv) {
     else if (opt == "--global") global = sizes(value());
     else if (opt == "--local") local = sizes(value());
     else if (opt == "--arg") argSpecs.push_back(value());
-    else if (opt == "--output") output = value();
+    else if (opt == "--output") outputs.push_back(value());
     else if (opt == "--repeat") repeat = std::stoi(value());
     else if (opt == "--warmup") warmup = std::stoi(value());
     else if (opt == "--build-options") buildOptions = value();
@@ -238,7 +239,7 @@ int main(int argc, char** argv) {
   std::printf("build_ms=%.3f first_ms=%.3f kernel_ms_median=%.3f kernel_ms_min=%.3f\n", buildMs, firstMs,
               times.empty() ? 0.0 : times[times.size() / 2], times.empty() ? 0.0 : times[0]);
 
-  if (!output.empty()) {
+  for (const std::string& output : outputs) {
     size_t eq = output.find('=');
     if (eq == std::string::npos) die("--output INDEX=path.npy");
     const Arg& a = args.at(std::stoul(output.substr(0, eq)));
