@@ -11,6 +11,8 @@
 #include <set>
 #include <regex>
 
+#include <mslsim/mslsim.h>
+
 #include "MlxSpecFile.h"
 #include "Program.h"
 #include "Report.h"
@@ -342,6 +344,7 @@ int suiteCommand(const std::vector<std::string>& cases, const std::string& dataD
 
 int main(int argc, char** argv) {
   CLI::App app{"mslsim: run Metal Shading Language compute kernels on Linux"};
+  app.set_version_flag("--version", versionText(), "print the version, the commit and LLVM's version, and exit");
   app.require_subcommand(1);
 
   RunOptions run;

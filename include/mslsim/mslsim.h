@@ -23,6 +23,16 @@
 
 namespace mslsim {
 
+// What this build of mslsim is: `mslsim --version`, `mslsim.__version__` / `mslsim.build_info()`.
+struct BuildInfo {
+  std::string version;  // "0.1.0"
+  std::string commit;   // the git commit the build was configured at, "unknown" outside a clone
+  std::string llvm;     // the LLVM/Clang version it compiles kernels with, "16.0.6"
+};
+const BuildInfo& buildInfo();
+// "mslsim 0.1.0 (commit 3153cf6a1b2c), LLVM/Clang 16.0.6"
+std::string versionText();
+
 class Program;  // the compiled program (library-internal)
 struct ExecutableKernel;
 class Launch;

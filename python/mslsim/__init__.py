@@ -97,7 +97,7 @@ import types as _pytypes
 
 import numpy as _np
 
-from ._mslsim import KernelError, _MetalKernel
+from ._mslsim import KernelError, _MetalKernel, build_info
 from .library import Library, LibraryKernel
 from ._types import (Device, DeviceType, Dtype, Stream, bfloat16, bfloat16_array, bool_,
                      complex64, cpu, default_device, default_stream, float16, float32, float64,
@@ -110,11 +110,14 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "complex64",
     "bfloat16_array", "to_bfloat16",
     "Device", "DeviceType", "Stream", "cpu", "gpu", "default_device", "default_stream",
-    "new_stream", "timeout_seconds", "workers", "checks",
+    "new_stream", "timeout_seconds", "workers", "checks", "build_info",
 ]
 
 timeout_seconds = 60.0
 workers = 0
+
+# The version of the mslsim build (build_info() also gives its commit and LLVM's version).
+__version__ = build_info()["version"]
 
 _checks_stack = []
 

@@ -11,6 +11,7 @@
 // Errors keep MLX's texts and types: mlx::ValueError (std::invalid_argument) -> ValueError,
 // mlx::RuntimeError (std::runtime_error) -> RuntimeError, mlx::KernelError -> mslsim.KernelError
 // (a subclass of RuntimeError).
+#include <mslsim/mslsim.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -339,5 +340,10 @@ PYBIND11_MODULE(_mslsim, m) {
            py::arg("workers"));
 
   m.def("dtype_size", [](const std::string& name) { return mslsim::dtypeSize(dtypeFromName(name)); });
+  m.def("build_info", [] {
+    const mslsim::BuildInfo& b = mslsim::buildInfo();
+    return std::map<std::string, std::string>{{"version", b.version}, {"commit", b.commit}, {"llvm", b.llvm},
+                                              {"text", mslsim::versionText()}};
+  });
   m.def("msl_type_name", [](const std::string& name) { return mx::mslTypeName(dtypeFromName(name)); });
 }

@@ -169,3 +169,10 @@ def test_concurrent_calls_from_threads():
         t.join()
     for a, r in zip(arrays, results):
         np.testing.assert_array_equal(r, a)
+
+
+def test_version_and_build_info():
+    info = mslsim.build_info()
+    assert mslsim.__version__ == info["version"]
+    assert info["llvm"].startswith("16.")
+    assert info["text"] == "mslsim %s (commit %s), LLVM/Clang %s" % (info["version"], info["commit"], info["llvm"])

@@ -369,6 +369,17 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
         p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16")
         self.assertFails(p, 2, "buffer 2 (argument 'n' of kernel 'scale', constant uint&) is not bound")
 
+    def test_version_names_the_build(self):
+        p = self.mslsim("--version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        m = re.fullmatch(r"mslsim (\d+\.\d+\.\d+) \(commit ([0-9a-f]{7,}|unknown)\), LLVM/Clang (16\.\d+\.\d+)\n",
+                         p.stdout)
+        self.assertTrue(m, p.stdout)
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True)
+        if head.returncode == 0:  # built from this clone: the commit is its HEAD
+            self.assertTrue(head.stdout.startswith(m.group(2)), (m.group(2), head.stdout))
+
     def test_a_buffer_the_kernel_never_reads_may_stay_unbound(self):
         # As on Metal (MLX leaves gemv's bias unbound without axpby): the bias is read only when
         # the function constant is true.
