@@ -4,6 +4,11 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <unistd.h>
+#include <thread>
+#include <mutex>
+#include <condition_variable>
 #include <chrono>
 #include <cstdio>
 #include <fnmatch.h>
@@ -141,6 +146,72 @@ std::map<unsigned, double> parseConstants(const std::vector<std::string>& consta
   return values;
 }
 
+// One live line on stderr, on a terminal only, for work that lasts more than half a second: the
+// phase and how long it has taken, and for a dispatch the threadgroups done of the total, their
+// rate and the time left. A thread redraws it five times a second; it is erased when done, so
+// the reports that follow start on a clean line.
+class ProgressLine {
+ public:
+  ProgressLine() : enabled_(isatty(2) && !std::getenv("MSLSIM_NO_PROGRESS")) {
+    if (enabled_) ticker_ = std::thread([this] { tick(); });
+  }
+  ~ProgressLine() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    if (ticker_.joinable()) ticker_.join();
+    clear();
+  }
+  void phase(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    phase_ = text;
+    phaseStart_ = Clock::now();
+    done_ = total_ = 0;
+  }
+  void dispatch(uint64_t done, uint64_t total) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = done;
+    total_ = total;
+  }
+  // Erases the line (before printing a report).
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    phase_.clear();  // nothing to draw until the next phase
+    if (shown_) std::fputs("\r\x1b[K", stderr);
+    std::fflush(stderr);
+    shown_ = false;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void tick() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(200), [&] { return stop_; })) {
+      double seconds = std::chrono::duration<double>(Clock::now() - phaseStart_).count();
+      if (phase_.empty() || seconds < 0.5) continue;
+      std::string text = fmt::format("mslsim: {} ({:.1f} s)", phase_, seconds);
+      if (total_) {
+        double rate = done_ / std::max(seconds, 1e-3);
+        text = fmt::format("mslsim: {}: {} of {} threadgroups, {:.0f}/s", phase_, done_, total_, rate);
+        if (done_ && done_ < total_) text += fmt::format(", about {:.0f} s left", (total_ - done_) / rate);
+      }
+      std::fprintf(stderr, "\r\x1b[K%s", text.c_str());
+      std::fflush(stderr);
+      shown_ = true;
+    }
+  }
+  const bool enabled_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread ticker_;
+  bool stop_ = false, shown_ = false;
+  std::string phase_;
+  Clock::time_point phaseStart_ = Clock::now();
+  uint64_t done_ = 0, total_ = 0;
+};
+
 int runCommand(const RunOptions& o) {
   if (o.file.size() > 5 && o.file.compare(o.file.size() - 5, 5, ".json") == 0) return runSpecCommand(o);
   if (o.kernel.empty() || o.grid.empty() || o.threadgroup.empty())
@@ -159,7 +230,13 @@ int runCommand(const RunOptions& o) {
   dispatchOptions.maxErrors = o.maxErrors;
   dispatchOptions.workers = o.workers;
   dispatchOptions.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
-  auto program = Program::compileFile(o.file, options, checks.needsInstrumentation());
+  ProgressLine progress;
+  std::shared_ptr<const Program> program;
+  {
+    CompilePhases phases([&](const std::string& phase) { progress.phase(phase + " " + o.file); });
+    program = Program::compileFile(o.file, options, checks.needsInstrumentation());
+  }
+  progress.clear();
   printWarnings(*program);
   const ExecutableKernel& kernel = program->kernel(o.kernel);
   Size3 grid = parseSize3(o.grid, "--grid"), threadgroup = parseSize3(o.threadgroup, "--threadgroup");
@@ -203,11 +280,14 @@ int runCommand(const RunOptions& o) {
   for (unsigned r = 0; r < o.repeat; ++r) {
     if (r > 0)
       for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
+    progress.phase("dispatching " + o.kernel);
+    dispatchOptions.progress = [&](uint64_t done, uint64_t total) { progress.dispatch(done, total); };
     result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
                         grid, threadgroup, dispatchOptions);
     times.push_back(result.milliseconds);
     if (result.hasErrors()) break;
   }
+  progress.clear();
   for (auto& f : result.findings) fmt::print(stderr, "{}\n", program->formatFinding(f));
   if (!o.reportJson.empty()) writeText(o.reportJson, findingsToJson(kernel.info.name, result.findings));
   if (!o.reportSarif.empty()) writeText(o.reportSarif, findingsToSarif(kernel.info.name, result.findings));
@@ -284,7 +364,10 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
   CompileOptions listing = options;
   listing.kernels = std::vector<std::string>{};
   if (emitLlvm) listing.kernels.reset();
+  ProgressLine progress;
+  progress.phase("parsing " + file);
   CompileResult r = compileMsl(file, source, listing);
+  progress.clear();
   for (auto& d : r.diagnostics) fmt::print(stderr, "{}\n", formatDiagnostic(d));
   if (!r.ok) return kExitUsage;
   if (emitLlvm) {
@@ -304,8 +387,11 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
       options.kernels = std::vector<std::string>{};
       for (auto* k : chosen) options.kernels->push_back(k->name);
     }
+    CompilePhases phases([&](const std::string& phase) { progress.phase(phase + " " + file); });
     program = Program::compileSource(file, source, options, parseCheckList(checks).needsInstrumentation());
   }
+  progress.phase("");
+  progress.clear();
   for (auto* k : chosen) printKernel(*k, program ? &program->kernel(k->name) : nullptr);
   if (!r.functionConstants.empty()) {
     fmt::print("function constants ({}; set with --constant INDEX=VALUE):\n", r.functionConstants.size());
@@ -327,8 +413,14 @@ int suiteCommand(const std::vector<std::string>& cases, const std::string& dataD
   auto start = std::chrono::steady_clock::now();
   fmt::print("{:<4} {:<28} {:<26} {:<40} {:>12}  {}\n", "", "case", "kernel", "dispatch", "run time",
              "result check");
-  for (auto& c : cases) {
+  ProgressLine progress;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string& c = cases[i];
+    std::string label = fmt::format("case {} of {} ({})", i + 1, cases.size(), c);
+    progress.phase(label);
+    CompilePhases phases([&](const std::string& phase) { progress.phase(label + ": " + phase); });
     CaseOutcome o = runCase(c, dataDir, checks, schedule, workers);
+    progress.clear();
     fmt::print("{} {:<28} {:<26} {:<40} {:>9.1f} ms  {}\n", o.passed ? "PASS" : "FAIL", o.name,
                o.kernel, o.dispatch, o.runMs, o.check);
     for (auto& d : o.details) fmt::print("     {}\n", d);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <regex>
 #include <sstream>
+#include <utility>
 
 #include "CompileCache.h"
 #include "Jit.h"
@@ -86,6 +87,17 @@ Schedule parseSchedule(const std::string& text) {
   throw Error("--schedule " + text + ": expected in-order, reverse, random or random:SEED");
 }
 
+namespace {
+thread_local std::function<void(const std::string&)> tCompilePhases;
+}
+
+CompilePhases::CompilePhases(std::function<void(const std::string&)> listener)
+    : previous_(std::exchange(tCompilePhases, std::move(listener))) {}
+CompilePhases::~CompilePhases() { tCompilePhases = std::move(previous_); }
+void CompilePhases::note(const std::string& phase) {
+  if (tCompilePhases) tCompilePhases(phase);
+}
+
 std::shared_ptr<const Program> Program::compileFile(const std::string& path,
                                                     const CompileOptions& options, bool checked) {
   return compileSource(path, readSourceFile(path), options, checked);
@@ -126,7 +138,7 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
     return true;
   };
   for (auto& key : disk.enabled() ? diskKeys : std::vector<std::string>{})
-    if (std::optional<CachedCompilation> cached = disk.load(key, path)) {
+    if (std::optional<CachedCompilation> cached = (CompilePhases::note("loading from the cache"), disk.load(key, path))) {
       JitResult jit = loadObject(cached->object);
       if (jit.ok && holdsWanted(jit.kernels)) {
         program->kernels_ = std::move(jit.kernels);
@@ -139,6 +151,7 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
         return program;
       }
     }
+  CompilePhases::note("parsing");
   CompileResult compiled = compileMsl(path, source, options);
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
   auto sources = compiled.program.sources;
@@ -147,6 +160,8 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   if (compiled.program.module) {
     CompiledObject object;
     std::string error;
+    size_t count = compiled.program.kernels.size();
+    CompilePhases::note("generating code for " + std::to_string(count) + (count == 1 ? " kernel" : " kernels"));
     if (!compileToObject(std::move(compiled.program), checked, object, error))
       // A located error ("FILE:LINE:COL: error: ...") names its file already.
       throw Error(error.rfind("error:", 0) == 0 || error.rfind("internal error", 0) == 0 ? path + ": " + error : error);

@@ -33,6 +33,20 @@ Schedule parseSchedule(const std::string& text);
 // The text of a source file (throws Error naming the file when it cannot be read).
 std::string readSourceFile(const std::string& path);
 
+// While one lives, the compilations on its thread report their phases to it ("loading from the
+// cache", "parsing", "generating code for 1 kernel"): the CLI's progress line.
+class CompilePhases {
+ public:
+  explicit CompilePhases(std::function<void(const std::string& phase)> listener);
+  ~CompilePhases();
+  CompilePhases(const CompilePhases&) = delete;
+  CompilePhases& operator=(const CompilePhases&) = delete;
+  static void note(const std::string& phase);  // to this thread's listener, if any
+
+ private:
+  std::function<void(const std::string&)> previous_;
+};
+
 class Program {
  public:
   // Compiles (or returns the process-wide cached compilation of) `path` with `options`. A checked

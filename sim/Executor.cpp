@@ -469,6 +469,7 @@ class DispatchState : public FindingSink {
   std::vector<size_t> builtinArguments;         // positions of the built-in parameters
   std::vector<size_t> varyingBuiltinArguments;  // of those that differ between threads of a group
   std::atomic<uint64_t> nextGroup{0};
+  std::atomic<uint64_t> groupsDone{0};  // for DispatchOptions::progress
   unsigned workers = 1;
   // An error that stops the dispatch (or the last one --max-errors allows) was found in the
   // threadgroup run in this place of the dispatch order: the threadgroups after it are not run
@@ -1476,6 +1477,7 @@ void workerMain(DispatchState& state) {
     for (uint64_t g = first; g < std::min(total, first + batch) && !state.stops(g) && !state.cancelled; ++g) {
       tGroupOrder = g;
       scheduler.run(state.geometry.groupAt(threadgroupInOrder(state.request.options.schedule, g, total)));
+      state.groupsDone.fetch_add(1, std::memory_order_relaxed);
     }
   }
   tGroupOrder = ~uint64_t(0) - 1;
@@ -1656,11 +1658,25 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
       polling = on;
       if (on ? gCancelledDispatches.fetch_add(1) == 0 : gCancelledDispatches.fetch_sub(1) == 1) cancelFlag() = on;
     };
-    if (!doneCv.wait_until(lock, diagnoseAt, [&] { return running == 0; })) {
+    // Waits until `until` or the end, telling DispatchOptions::progress every 100 ms.
+    const auto& progress = request.options.progress;
+    using TimePoint = std::chrono::steady_clock::time_point;
+    auto waitUntil = [&](auto untilAny) {
+      TimePoint until = std::chrono::time_point_cast<std::chrono::steady_clock::duration>(untilAny);
+      for (;;) {
+        TimePoint next = progress ? std::min(until, std::chrono::steady_clock::now() + std::chrono::milliseconds(100)) : until;
+        if (doneCv.wait_until(lock, next, [&] { return running == 0; })) return true;
+        if (next >= until) return false;
+        lock.unlock();
+        progress(state.groupsDone.load(std::memory_order_relaxed), total);
+        lock.lock();
+      }
+    };
+    if (!waitUntil(diagnoseAt)) {
       state.diagnosing = true;
       poll(true);
     }
-    if (!doneCv.wait_until(lock, deadline, [&] { return running == 0; })) {
+    if (!waitUntil(deadline)) {
       // Loops in JIT'd code poll the cancel flag; the poll abandons the thread.
       state.cancelled = true;
       poll(true);

@@ -92,6 +92,7 @@ DispatchResult dispatchSettlingInactiveLaneReads(const DispatchRequest& request,
   o.traceFile.clear();
   o.log = nullptr;
   o.trackWriters = false;
+  o.progress = nullptr;
   o.maxErrors = 0;
   auto imageWith = [&](const InactiveLaneFill& fill) -> std::optional<DeviceMemory::Image> {
     memory.restore(before);

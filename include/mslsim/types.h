@@ -120,6 +120,9 @@ struct DispatchOptions {
   // Record which thread last wrote each element of every buffer (checked builds; one worker), so
   // a wrong output can be traced to the thread that produced it.
   bool trackWriters = false;
+  // Called on the dispatching thread about every 100 ms while the dispatch runs, with the
+  // threadgroups finished and their total (the CLI's progress line, Python's progress=).
+  std::function<void(uint64_t done, uint64_t total)> progress;
 };
 
 // The thread that last wrote an element of a buffer (DispatchOptions::trackWriters).

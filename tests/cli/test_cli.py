@@ -2,6 +2,7 @@
 """The CLI's contract, as a table: each case is a command, its expected exit status, and text its
 stderr must contain; output files are checked against numpy. Usage: test_cli.py path/to/mslsim"""
 import os
+import pty
 import re
 import subprocess
 import sys
@@ -368,6 +369,35 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
     def test_unbound_buffer_names_the_argument(self):
         p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16")
         self.assertFails(p, 2, "buffer 2 (argument 'n' of kernel 'scale', constant uint&) is not bound")
+
+    def test_progress_line_on_a_terminal_only(self):
+        # A dispatch that lasts 1.5 s (an endless loop stopped by the time limit): on a terminal,
+        # a live line says what runs and how far it got, erased before the report; on a pipe,
+        # nothing of it.
+        args = ["run", self.metal, "--kernel", "spin", "--grid", "2", "--threadgroup", "2",
+                "--buffer", "0=zeros:float32:2", "--timeout", "1.5"]
+        leader, follower = pty.openpty()
+        p = subprocess.Popen([MSLSIM, *args], stdout=subprocess.PIPE, stderr=follower)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        p.wait(timeout=60)
+        os.close(leader)
+        text = seen.decode(errors="replace")
+        self.assertEqual(p.returncode, 1, text)
+        self.assertIn("\r\x1b[Kmslsim: dispatching spin: 0 of 1 threadgroups, 0/s", text)
+        self.assertIn("\r\x1b[Kerror [timeout]", text)  # the line is erased before the report
+        piped = self.mslsim(*args)
+        self.assertEqual(piped.returncode, 1, piped.stderr)
+        self.assertNotIn("\r", piped.stderr)
+        self.assertNotIn("threadgroups,", piped.stderr)
 
     def test_version_names_the_build(self):
         p = self.mslsim("--version")
