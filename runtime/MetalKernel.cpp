@@ -407,6 +407,7 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
     DispatchOptions options;
     options.timeoutSeconds = call.timeoutSeconds;
     options.workers = call.workers;
+    options.progress = call.progress;
     options.checks = call.checks;
     result = launch.run(DispatchMode::Threads, grid, threadgroup, options);
   } catch (const Error& e) {

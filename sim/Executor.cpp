@@ -1685,6 +1685,7 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
     poll(false);
   }
   for (auto& t : threads) t.join();
+  if (request.options.progress) request.options.progress(state.groupsDone.load(), total);  // the last word
   if (!request.options.traceFile.empty()) writeTrace(state.traceState, request.options.traceFile);
   result.writers = takeWriters(state.writerState);
   result.milliseconds =

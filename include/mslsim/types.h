@@ -120,8 +120,9 @@ struct DispatchOptions {
   // Record which thread last wrote each element of every buffer (checked builds; one worker), so
   // a wrong output can be traced to the thread that produced it.
   bool trackWriters = false;
-  // Called on the dispatching thread about every 100 ms while the dispatch runs, with the
-  // threadgroups finished and their total (the CLI's progress line, Python's progress=).
+  // Called on the dispatching thread about every 100 ms while the dispatch runs, and once when it
+  // ends, with the threadgroups finished and their total (the CLI's progress line, Python's
+  // progress=).
   std::function<void(uint64_t done, uint64_t total)> progress;
 };
 

@@ -116,6 +116,25 @@ __all__ = [
 timeout_seconds = 60.0
 workers = 0
 
+
+def _progress_callback(progress):
+    """``progress=`` of a kernel call as what the extension takes: None or a callable (phase,
+    done, total). None means on when stderr is a terminal: a line on stderr, redrawn, erased at
+    the end (in the callback's last call, when done reaches total)."""
+    import sys
+    if progress is None:
+        progress = bool(getattr(sys.stderr, "isatty", lambda: False)())
+    if progress is False:
+        return None
+    if callable(progress):
+        return progress
+
+    def line(phase, done, total):
+        text = "mslsim: %s: %d of %d threadgroups" % (phase, done, total)
+        sys.stderr.write("\r\x1b[K" + (text if done < total else ""))
+        sys.stderr.flush()
+    return line
+
 # The version of the mslsim build (build_info() also gives its commit and LLVM's version).
 __version__ = build_info()["version"]
 
@@ -355,7 +374,7 @@ class MetalKernel:
     header = property(lambda self: self._kernel.header)
 
     def __call__(self, *, inputs, output_shapes, output_dtypes, grid, threadgroup, template=None,
-                 init_value=None, verbose=False, stream=None, check=None):
+                 init_value=None, verbose=False, stream=None, check=None, progress=None):
         """Run the kernel.
 
         Args:
@@ -370,6 +389,9 @@ class MetalKernel:
           verbose (bool): print the generated kernel source.
           stream: None or the GPU (a CPU stream is an error, as in MLX).
           check (str, optional): mslsim's checks for this call (see the module docstring).
+          progress (bool | callable, optional): a live progress line on stderr while the kernel
+            runs (True), none (False), or a callable getting ``(phase, done, total)`` about every
+            100 ms; default: on when stderr is a terminal (never under pytest's capture).
 
         Returns:
           list: one new row-contiguous numpy array (bfloat16: :class:`bfloat16_array`) per output.
@@ -387,7 +409,7 @@ class MetalKernel:
         template_args = _template(template)
         results = self._kernel.call(converted, shapes, dtypes, grid, threadgroup, template_args,
                                     init_value, bool(verbose), cpu_stream, float(timeout_seconds),
-                                    _active_checks(check), _workers())
+                                    _active_checks(check), _workers(), _progress_callback(progress))
         del converted  # the inputs (and any copies) stay alive until the kernel has run
         return [bfloat16_array(a) if name == "bfloat16" else a for name, a in results]
 

@@ -137,7 +137,7 @@ class LibraryKernel:
         self.name = name
 
     def __call__(self, *, buffers, grid, threadgroup, dispatch="threads", threadgroup_memory=None,
-                 check=None, timeout=None):
+                 check=None, timeout=None, progress=None):
         """Dispatch the kernel.
 
         Args:
@@ -150,6 +150,7 @@ class LibraryKernel:
           check (str, optional): the checks for this call.
           timeout (float, optional): seconds before the dispatch is stopped (default
             ``mslsim.timeout_seconds``).
+          progress (bool | callable, optional): as for ``metal_kernel`` calls.
         """
         import mslsim
         if not isinstance(buffers, dict):
@@ -160,7 +161,7 @@ class LibraryKernel:
                                     _dims("threadgroup", threadgroup), str(dispatch),
                                     mslsim._active_checks(check),
                                     float(mslsim.timeout_seconds if timeout is None else timeout),
-                                    mslsim._workers())
+                                    mslsim._workers(), mslsim._progress_callback(progress))
         del bindings  # the memory (and copies) stay alive until the kernel has run
 
     def __repr__(self):

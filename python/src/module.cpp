@@ -106,6 +106,25 @@ py::array toNumpy(HostArray&& host) {
   return py::array(numpyDtype(owned->dtype), shape, owned->bytes.data(), owner);
 }
 
+// DispatchOptions::progress from Python's `progress`: None for none, else a callable taking
+// (phase, done, total), called with the GIL held (the dispatch runs without it).
+std::function<void(uint64_t, uint64_t)> progressCallback(const py::object& progress) {
+  if (progress.is_none()) return {};
+  auto release = [](py::object* p) {
+    py::gil_scoped_acquire gil;
+    delete p;
+  };
+  std::shared_ptr<py::object> callable(new py::object(progress), release);
+  return [callable](uint64_t done, uint64_t total) {
+    py::gil_scoped_acquire gil;
+    try {
+      (*callable)("dispatching", done, total);
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("mslsim progress callback");
+    }
+  };
+}
+
 class PyMetalKernel {
  public:
   PyMetalKernel(std::string name, std::vector<std::string> inputNames,
@@ -124,7 +143,8 @@ class PyMetalKernel {
                 std::array<int64_t, 3> threadgroup,
                 const std::vector<std::tuple<std::string, std::string, py::object>>& templateArgs,
                 std::optional<double> initValue, bool verbose, bool cpuStream,
-                double timeoutSeconds, const std::string& checks, unsigned workers) const {
+                double timeoutSeconds, const std::string& checks, unsigned workers,
+                const py::object& progress) const {
     mx::Call call;
     try {
       call.checks = mslsim::parseCheckList(checks);
@@ -148,6 +168,7 @@ class PyMetalKernel {
     call.verbose = false;  // printed here, through sys.stdout, so Python-side capture sees it
     call.timeoutSeconds = timeoutSeconds;
     call.workers = workers;
+    call.progress = progressCallback(progress);
 
     mx::GeneratedKernel generated = kernel_.generate(call);  // the size checks
     if (cpuStream) throw mx::ValueError("[metal_kernel] Only supports the GPU.");
@@ -225,8 +246,9 @@ class PyLibrary {
                 const std::vector<std::tuple<unsigned, std::string, uintptr_t, uint64_t, uintptr_t, uint64_t, std::string>>& bindings,
                 const std::map<unsigned, uint64_t>& threadgroupMemory, std::array<uint32_t, 3> grid,
                 std::array<uint32_t, 3> threadgroup, const std::string& mode, const std::string& checks,
-                double timeoutSeconds, unsigned workers) {
+                double timeoutSeconds, unsigned workers, const py::object& progress) {
     mslsim::DispatchOptions options;
+    options.progress = progressCallback(progress);
     try {
       options.checks = mslsim::parseCheckList(checks);
     } catch (const mslsim::Error& e) {
@@ -318,7 +340,7 @@ PYBIND11_MODULE(_mslsim, m) {
       .def("call", &PyMetalKernel::call, py::arg("inputs"), py::arg("output_shapes"),
            py::arg("output_dtypes"), py::arg("grid"), py::arg("threadgroup"), py::arg("template"),
            py::arg("init_value"), py::arg("verbose"), py::arg("cpu_stream"),
-           py::arg("timeout_seconds"), py::arg("checks"), py::arg("workers"))
+           py::arg("timeout_seconds"), py::arg("checks"), py::arg("workers"), py::arg("progress") = py::none())
       .def_property_readonly("name", [](const PyMetalKernel& k) { return k.spec().name; })
       .def_property_readonly("input_names", [](const PyMetalKernel& k) { return k.spec().inputNames; })
       .def_property_readonly("output_names", [](const PyMetalKernel& k) { return k.spec().outputNames; })
@@ -337,7 +359,7 @@ PYBIND11_MODULE(_mslsim, m) {
       .def("kernel_names", &PyLibrary::kernelNames)
       .def("dispatch", &PyLibrary::dispatch, py::arg("kernel"), py::arg("bindings"), py::arg("threadgroup_memory"),
            py::arg("grid"), py::arg("threadgroup"), py::arg("mode"), py::arg("checks"), py::arg("timeout_seconds"),
-           py::arg("workers"));
+           py::arg("workers"), py::arg("progress") = py::none());
 
   m.def("dtype_size", [](const std::string& name) { return mslsim::dtypeSize(dtypeFromName(name)); });
   m.def("build_info", [] {

@@ -176,3 +176,25 @@ def test_version_and_build_info():
     assert mslsim.__version__ == info["version"]
     assert info["llvm"].startswith("16.")
     assert info["text"] == "mslsim %s (commit %s), LLVM/Clang %s" % (info["version"], info["commit"], info["llvm"])
+
+
+def test_progress_callable_hears_the_dispatch(capsys):
+    # A kernel that runs until its time limit (0.5 s): the callable hears how far it got about
+    # every 100 ms; without `progress`, under pytest's capture (not a terminal), nothing is printed.
+    spin = mslsim.metal_kernel(name="spin", input_names=["inp"], output_names=["out"],
+                               source="volatile uint forever = 1; while (forever) {} out[0] = inp[0];")
+    calls = []
+    previous = mslsim.timeout_seconds
+    mslsim.timeout_seconds = 0.5
+    try:
+        for progress in (lambda *a: calls.append(a), None):
+            with pytest.raises(mslsim.KernelError, match="timeout"):
+                spin(inputs=[np.zeros(1, np.float32)], output_shapes=[(1,)], output_dtypes=[np.float32],
+                     grid=(1, 1, 1), threadgroup=(1, 1, 1), progress=progress)
+    finally:
+        mslsim.timeout_seconds = previous
+    assert len(calls) >= 3, calls
+    # Every 100 ms while it runs, then once at the end.
+    assert calls[:-1] == [("dispatching", 0, 1)] * (len(calls) - 1), calls
+    assert calls[-1][0] == "dispatching" and calls[-1][2] == 1, calls
+    assert "\r" not in capsys.readouterr().err
