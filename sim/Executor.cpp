@@ -425,7 +425,7 @@ class ThreadgroupScheduler {
   bool spinning_ = false;  // registered with the dispatch as spinning
   // "buffer 0 ('flag') element 2", "threadgroup variable 'ready'": where `address` is ("" when in
   // thread-private memory).
-  std::string describeMemory(uintptr_t address) const;
+  std::string describeMemory(uintptr_t address, uint64_t size) const;
   // "12 bytes past the end of buffer 1 ('out') (400 bytes)": where a faulting address lies, when it
   // is within the inaccessible band of an allocation (GuardedMemory); "" otherwise.
   std::string describeNearAllocation(uintptr_t address) const;
@@ -1187,7 +1187,7 @@ void ThreadgroupScheduler::loopRound(CallSite loop) {
     // round too, but nobody else could write them: a loop polling only those is endless, not
     // waiting (a timeout).
     for (const SpinWatch::Read& r : spin_.polled()) {
-      std::string place = describeMemory(r.address);
+      std::string place = describeMemory(r.address, r.size);
       if (place.empty()) continue;
       place += " (value " + std::to_string(r.value) + ")";
       if (memory.find(place) == std::string::npos) memory += (memory.empty() ? "" : ", ") + place;
@@ -1205,7 +1205,8 @@ void ThreadgroupScheduler::loopRound(CallSite loop) {
   if (dispatch_.spinning(this, std::move(thread))) abortCurrentThread(loop);
 }
 
-std::string ThreadgroupScheduler::describeMemory(uintptr_t address) const {
+std::string ThreadgroupScheduler::describeMemory(uintptr_t address, uint64_t size) const {
+  // Named as every other finding names memory (MemoryRegion::describe).
   uintptr_t arena = reinterpret_cast<uintptr_t>(arena_.data());
   if (address >= arena && address < arena + arena_.size()) {
     uint64_t offset = address - arena;
@@ -1214,19 +1215,11 @@ std::string ThreadgroupScheduler::describeMemory(uintptr_t address) const {
         return "threadgroup variable '" + v.name + "'" +
                (v.size > v.elementSize ? "[" + std::to_string((offset - v.offset) / v.elementSize) + "]" : "");
     for (const MemoryRegion& r : dispatch_.facts.threadgroupArguments)
-      if (offset >= r.begin && offset < r.end)
-        return "threadgroup memory " + std::to_string(r.argument->binding) + " ('" + r.argument->name + "') byte " +
-               std::to_string(offset - r.begin);
+      if (offset >= r.begin && offset < r.end) return r.describe(offset, size);
     return "threadgroup memory at byte " + std::to_string(offset);
   }
   for (const MemoryRegion& r : dispatch_.facts.buffers)
-    if (address >= r.begin && address < r.end) {
-      std::string text = "buffer " + std::to_string(r.argument->binding) + " ('" + r.argument->name + "')";
-      int64_t offset = int64_t(address - r.base);
-      uint64_t element = r.argument->pointeeSize ? r.argument->pointeeSize : 1;
-      return text + (offset >= 0 && offset % int64_t(element) == 0 ? " element " + std::to_string(offset / int64_t(element))
-                                                                   : " byte " + std::to_string(offset));
-    }
+    if (address >= r.begin && address < r.end) return r.describe(address, size);
   return "";  // thread-private
 }
 

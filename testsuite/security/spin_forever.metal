@@ -6,7 +6,7 @@
 // run-also: --check all
 // expect-exit: 1
 // expect-stderr: error [deadlock]
-// expect-stderr: keeps reading buffer 0 ('flag') element 0 (value 0)
+// expect-stderr: keeps reading buffer 0 (argument 'flag')[0] (value 0)
 #include <metal_stdlib>
 using namespace metal;
 
