@@ -4,6 +4,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <unistd.h>
 #include <thread>
@@ -50,18 +51,27 @@ Size3 parseSize3(const std::string& text, const char* flag) {
   throw Error(fmt::format("{} '{}': at most three dimensions", flag, text));
 }
 
+// A count or size: decimal digits only (std::stoull would take "-5" as 2^64-5).
+uint64_t parseUnsigned(const std::string& text, const std::string& what) {
+  uint64_t value = 0;
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(fmt::format("{} '{}' must be a non-negative integer", what, text));
+  try {
+    value = std::stoull(text);
+  } catch (const std::out_of_range&) {
+    throw Error(fmt::format("{} '{}' is too large", what, text));
+  }
+  return value;
+}
+
 std::pair<unsigned, std::string> parseIndexed(const std::string& text, const char* flag) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw Error(fmt::format("{} '{}': expected INDEX=VALUE", flag, text));
-  try {
-    size_t used = 0;
-    unsigned long index = std::stoul(text.substr(0, eq), &used);
-    if (used != eq) throw std::invalid_argument(text);
-    return {unsigned(index), text.substr(eq + 1)};
-  } catch (...) {
-    throw Error(fmt::format("{} '{}': INDEX must be a non-negative integer", flag, text));
-  }
+  std::string index = text.substr(0, eq);
+  if (index.size() > 9 || index.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(fmt::format("{} '{}': INDEX must be a non-negative integer below 10^9", flag, text));
+  return {unsigned(std::stoul(index)), text.substr(eq + 1)};
 }
 
 void printWarnings(const Program& program) {
@@ -254,11 +264,7 @@ int runCommand(const RunOptions& o) {
   launch.bindBufferSpecs(specs, buffers, "", "--buffer");
   for (auto& t : o.threadgroupMemory) {
     auto [index, bytes] = parseIndexed(t, "--threadgroup-memory");
-    try {
-      launch.setThreadgroupMemory(index, std::stoull(bytes));
-    } catch (const std::logic_error&) {
-      throw Error("--threadgroup-memory " + t + ": BYTES must be an integer");
-    }
+    launch.setThreadgroupMemory(index, parseUnsigned(bytes, "--threadgroup-memory " + t + ": BYTES"));
   }
   std::vector<std::pair<unsigned, std::string>> outputs;
   for (auto& out : o.outputs) {
@@ -354,7 +360,7 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
                    const std::vector<std::string>& patterns, const std::string& checks, bool emitLlvm) {
   CompileOptions options{includes, defines, false, {}};
   options.functionConstants = parseConstants(constants);
-  std::string source = readSourceFile(file);
+  std::string source = readTextFile(file);
   auto matches = [&](const std::string& name) {
     if (patterns.empty()) return true;
     for (auto& p : patterns)
@@ -409,7 +415,7 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
 
 int suiteCommand(const std::vector<std::string>& cases, const std::string& dataDir, const std::string& checks,
                  const std::string& schedule, unsigned workers) {
-  unsigned passed = 0;
+  unsigned passed = 0, refused = 0;
   auto start = std::chrono::steady_clock::now();
   fmt::print("{:<4} {:<28} {:<26} {:<40} {:>12}  {}\n", "", "case", "kernel", "dispatch", "run time",
              "result check");
@@ -425,10 +431,13 @@ int suiteCommand(const std::vector<std::string>& cases, const std::string& dataD
                o.kernel, o.dispatch, o.runMs, o.check);
     for (auto& d : o.details) fmt::print("     {}\n", d);
     passed += o.passed;
+    refused += !o.ran;
   }
   double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print("{} of {} kernels match their reference ({:.1f} s including compilation)\n", passed,
              cases.size(), total);
+  // A case that could not run (its file, JSON, buffers or kernel refused) is a usage error.
+  if (refused) return kExitUsage;
   return passed == cases.size() ? 0 : kExitFinding;
 }
 
@@ -454,7 +463,8 @@ int main(int argc, char** argv) {
   runCmd->add_option("--max-errors", run.maxErrors, "stop after N distinct errors");
   runCmd->add_option("--report-json", run.reportJson, "write the findings as JSON (schema in docs/checks.md)");
   runCmd->add_option("--report-sarif", run.reportSarif, "write the findings as SARIF 2.1.0");
-  runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1)");
+  runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1)")
+      ->check(CLI::Range(1, 255));
   runCmd->add_flag("--report-uniform-writes", run.reportUniformWrites,
                    "also report write-write races that store the same value");
   runCmd->add_flag("--print-source", run.printSource, "SPEC.json: print the source MLX would generate, and stop");
@@ -467,7 +477,13 @@ int main(int argc, char** argv) {
   runCmd->add_option("-I", run.includes, "add an include directory");
   runCmd->add_option("-D", run.defines, "define a macro NAME[=VALUE]");
   runCmd->add_option("--constant", run.constants, "N=VALUE: the value of [[function_constant(N)]] (a number, true, false)");
-  runCmd->add_option("--timeout", run.timeout, "seconds per dispatch before the kernel is stopped (default 60)");
+  runCmd->add_option("--timeout", run.timeout, "seconds per dispatch before the kernel is stopped (default 60)")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            double v = std::strtod(text.c_str(), nullptr);
+            return v > 0 && std::isfinite(v) ? "" : "the time limit must be a finite number of seconds above zero";
+          },
+          "SECONDS"));
   runCmd->add_option("--repeat", run.repeat, "dispatch N times (outputs from the last)");
   runCmd->add_flag("--timing", run.timing, "print compile and dispatch times to stderr");
   runCmd->add_option("--workers", run.workers,

@@ -233,10 +233,30 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
  public:
   CollectingDiagnostics(RewritingFileSystem& fs, std::vector<Diagnostic>& out) : fs_(fs), out_(out) {}
 
+  // A file with thousands of mistakes shows the first few, as Clang does, and says how many more
+  // there were; Clang itself stops parsing at kErrorLimit.
+  static constexpr unsigned kShownErrors = 20, kShownWarnings = 100, kErrorLimit = 1000;
+
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level == clang::DiagnosticsEngine::Ignored) return;
+    if (info.getID() == clang::diag::fatal_too_many_errors) {
+      stoppedCounting_ = true;
+      return;
+    }
+    // Notes belong to the error or warning before them.
+    if (level == clang::DiagnosticsEngine::Note && hidingNotes_) return;
+    if (level >= clang::DiagnosticsEngine::Error || level == clang::DiagnosticsEngine::Warning) {
+      bool error = level >= clang::DiagnosticsEngine::Error;
+      unsigned& shown = error ? shownErrors_ : shownWarnings_;
+      hidingNotes_ = shown >= (error ? kShownErrors : kShownWarnings);
+      if (hidingNotes_) {
+        ++(error ? hiddenErrors_ : hiddenWarnings_);
+        return;
+      }
+      ++shown;
+    }
     Diagnostic d;
     d.severity = level >= clang::DiagnosticsEngine::Error ? Diagnostic::Severity::Error
                  : level == clang::DiagnosticsEngine::Warning ? Diagnostic::Severity::Warning
@@ -255,6 +275,18 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
     out_.push_back(std::move(d));
   }
 
+  void finish() override {
+    if (hiddenErrors_) {
+      std::string more = stoppedCounting_ ? "at least " + std::to_string(hiddenErrors_) : std::to_string(hiddenErrors_);
+      out_.push_back({Diagnostic::Severity::Error, {}, fmt(more, "error", hiddenErrors_, kShownErrors) +
+                          (stoppedCounting_ ? "; compilation stopped after " + std::to_string(kErrorLimit) : ""), ""});
+    }
+    if (hiddenWarnings_)
+      out_.push_back({Diagnostic::Severity::Warning, {},
+                      fmt(std::to_string(hiddenWarnings_), "warning", hiddenWarnings_, kShownWarnings), ""});
+    hiddenErrors_ = hiddenWarnings_ = 0;
+  }
+
   SourcePosition locate(const std::string& file, unsigned line, unsigned column) const {
     SourcePosition where{file, line, column};
     if (const RewrittenFile* f = fs_.find(file))
@@ -270,8 +302,14 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
   }
 
  private:
+  static std::string fmt(const std::string& count, const char* what, unsigned n, unsigned shown) {
+    return count + " more " + what + (n == 1 ? "" : "s") + " not shown (the first " + std::to_string(shown) +
+           " are above)";
+  }
   RewritingFileSystem& fs_;
   std::vector<Diagnostic>& out_;
+  unsigned shownErrors_ = 0, shownWarnings_ = 0, hiddenErrors_ = 0, hiddenWarnings_ = 0;
+  bool hidingNotes_ = false, stoppedCounting_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1039,6 +1077,9 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       // Large thread-private arrays touch the stack page by page, so an overflow hits the fiber's
       // guard page (reported) instead of landing in another thread's stack.
       "-fstack-clash-protection", "-ffloat16-excess-precision=none",
+      // MSL code spins on memory other threads write, and a kernel that loops for ever must end
+      // as a `timeout` at its loop: C++'s forward-progress rule would let Clang delete the loop.
+      "-fno-finite-loops",
       "-ffp-contract=off",
       // MSL §8.6: a float converts to an integer with saturation and NaN gives 0, which is what
       // llvm.fpto[su]i.sat does; plain fptosi leaves both undefined.
@@ -1051,7 +1092,7 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       "-Wno-division-by-zero",
       // GNU range designators (`{ [0 ... N-1] = 0.0f }`) are accepted by Apple's compiler; ggml uses them.
       "-Wno-c99-designator",
-      "-ferror-limit", "20", "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",
+      "-ferror-limit", std::to_string(CollectingDiagnostics::kErrorLimit), "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",
       llvm::sys::path::filename(mainPath).str()};
   if (options.fastMath) {
     for (const char* a : {"-ffast-math", "-menable-no-infs", "-menable-no-nans",

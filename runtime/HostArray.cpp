@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <unistd.h>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -144,6 +145,8 @@ HostArray HostArray::filled(DType dtype, uint64_t count, double value) {
 }
 
 HostArray readNpy(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw Error(path + ": is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open file");
   auto bad = [&](const std::string& why) { return Error(path + ": not a valid .npy file: " + why); };
@@ -161,6 +164,8 @@ HostArray readNpy(const std::string& path) {
   } else {
     throw bad("unsupported format version " + std::to_string(int(magic[6])));
   }
+  // numpy writes headers of a few hundred bytes; a length in the gigabytes is a damaged file.
+  if (headerLength > (1u << 20)) throw bad("header length " + std::to_string(headerLength) + " is over 1 MiB");
   std::string header(headerLength, '\0');
   if (!in.read(header.data(), headerLength)) throw bad("truncated header");
 
@@ -210,15 +215,28 @@ HostArray readNpy(const std::string& path) {
   while (std::getline(ss, item, ',')) {
     size_t s = item.find_first_not_of(' ');
     if (s == std::string::npos) continue;
-    try {
-      uint64_t dim = std::stoull(item.substr(s));
-      a.shape.push_back(dim);
-      count *= dim;
-    } catch (...) {
+    std::string digits = item.substr(s, item.find_last_not_of(' ') + 1 - s);
+    if (digits.empty() || digits.size() > 19 || digits.find_first_not_of("0123456789") != std::string::npos)
       throw bad("malformed shape (" + shape + ")");
-    }
+    uint64_t dim = std::stoull(digits);
+    a.shape.push_back(dim);
+    if (__builtin_mul_overflow(count, dim, &count)) throw bad("shape (" + shape + ") has more than 2^64 elements");
   }
-  a.bytes.resize(count * dtypeSize(a.dtype));
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(count, uint64_t(dtypeSize(a.dtype)), &bytes))
+    throw bad("shape (" + shape + ") needs more than 2^64 bytes");
+  // A regular file must hold the data before it is allocated (a damaged header must not ask for
+  // terabytes); from a pipe, the read below finds out.
+  std::streamoff dataStart = in.tellg();
+  uint64_t fileBytes = std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
+  if (!error && fileBytes && dataStart >= 0 && uint64_t(dataStart) + bytes > fileBytes)
+    throw bad("data is shorter than its shape (" + shape + ") says: " + std::to_string(bytes) + " bytes of " +
+              dtypeName(a.dtype) + " expected, " + std::to_string(fileBytes - uint64_t(dataStart)) + " in the file");
+  try {
+    a.bytes.resize(bytes);
+  } catch (const std::bad_alloc&) {
+    throw Error(path + ": cannot allocate " + std::to_string(bytes) + " bytes for its data");
+  }
   if (!in.read(reinterpret_cast<char*>(a.bytes.data()), std::streamsize(a.bytes.size())))
     throw bad("data is shorter than its shape (" + shape + ") says");
   return a;

@@ -386,6 +386,14 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
     launch.bindMemory(index++, outputs[i].bytes.data(), outputs[i].bytes.size(), outputs[i].dtype,
                       "output '" + spec_.outputNames[i] + "'", nullptr, 0, !call.initValue);
 
+  // Metal's sizes are unsigned: a negative one is a mistake (MLX would pass it on as a huge number).
+  for (int d = 0; d < 3; ++d)
+    for (auto [what, size] : {std::pair<const char*, const std::array<int64_t, 3>&>{"grid", call.grid},
+                              {"threadgroup", call.threadgroup}})
+      if (size[d] < 0 || size[d] > int64_t(0xFFFFFFFF))
+        throw ValueError("[metal_kernel] " + std::string(what) + " (" + std::to_string(size[0]) + ", " +
+                         std::to_string(size[1]) + ", " + std::to_string(size[2]) +
+                         ") must hold sizes from 0 to 4294967295");
   int64_t requested = call.threadgroup[0] * call.threadgroup[1] * call.threadgroup[2];
   uint64_t maxThreads = kernel->info.maxTotalThreadsPerThreadgroup ? kernel->info.maxTotalThreadsPerThreadgroup
                                                                    : kMaxThreadsPerThreadgroup;
@@ -413,6 +421,10 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   } catch (const Error& e) {
     throw RuntimeError(e.what());
   }
+  // Refused before anything ran (a limit of Metal's, a time limit that is not a number of seconds).
+  if (result.refused)
+    throw ValueError("[metal_kernel] " + (result.findings.empty() ? std::string("dispatch refused")
+                                                                  : result.findings.front().message));
   // Findings name lines of the user's source or header, not of the generated text.
   // Findings name lines of the user's source or header, not of the generated text.
   auto describe = [&](const SourcePosition& where) {

@@ -4,6 +4,9 @@
 #include <cctype>
 #include <cstdio>
 #include <chrono>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <regex>
@@ -30,12 +33,21 @@ std::string joinDiagnostics(const std::string& path, const std::vector<Diagnosti
 
 }  // namespace
 
-std::string readSourceFile(const std::string& path) {
+std::string readTextFile(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw Error(path + ": is a directory, not a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  if (!in) throw Error(path + ": cannot open file (" + std::strerror(errno) + ")");
+  std::string text;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, size_t(in.gcount()));
+    if (text.size() > kMaxTextFileBytes)
+      throw Error(path + ": larger than " + std::to_string(kMaxTextFileBytes >> 20) +
+                  " MiB, the most mslsim reads from a source or spec file");
+  }
+  if (in.bad()) throw Error(path + ": cannot read file");
+  return text;
 }
 
 CompileFailed::CompileFailed(std::string path, std::vector<Diagnostic> diagnostics)
@@ -100,14 +112,14 @@ void CompilePhases::note(const std::string& phase) {
 
 std::shared_ptr<const Program> Program::compileFile(const std::string& path,
                                                     const CompileOptions& options, bool checked) {
-  return compileSource(path, readSourceFile(path), options, checked);
+  return compileSource(path, readTextFile(path), options, checked);
 }
 
 std::shared_ptr<const Program> Program::compileSource(const std::string& path,
                                                       const std::string& source,
                                                       const CompileOptions& baseOptions, bool checked) {
   CompileOptions options = baseOptions;
-  options.lineTables = options.lineTables || checked;
+  options.lineTables = true;
   // Compilation is cached for the life of the process, keyed by everything that affects it.
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Program>> cache;

@@ -30,8 +30,12 @@ CheckSet parseCheckList(const std::string& list);
 // Parses `--schedule`: "in-order", "reverse", "random" or "random:SEED" (throws Error).
 Schedule parseSchedule(const std::string& text);
 
-// The text of a source file (throws Error naming the file when it cannot be read).
-std::string readSourceFile(const std::string& path);
+// Files users write (MSL sources, SPEC.json, case.json) are read whole up to this size: more is
+// refused, so that /dev/zero or a runaway file ends with a message; a pipe or /dev/stdin works.
+constexpr uint64_t kMaxTextFileBytes = uint64_t(64) << 20;
+// The text of such a file (throws Error naming the file when it cannot be read, is a directory or
+// is larger than kMaxTextFileBytes).
+std::string readTextFile(const std::string& path);
 
 // While one lives, the compilations on its thread report their phases to it ("loading from the
 // cache", "parsing", "generating code for 1 kernel"): the CLI's progress line.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "JsonFields.h"
 #include "Program.h"
 
 namespace mslsim {
@@ -25,12 +26,21 @@ std::string baseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-Size3 size3(const nlohmann::json& j, const char* key) {
-  if (!j.contains(key) || !j[key].is_array() || j[key].empty() || j[key].size() > 3)
-    throw Error(std::string("'") + key + "' must be an array of 1 to 3 positive integers");
+Size3 size3(const JsonFields& spec, const char* key) {
+  const nlohmann::json& list = spec.raw(key);
+  if (!list.is_array() || list.empty() || list.size() > 3)
+    throw Error(spec.name(key) + " must be a list of 1 to 3 integers");
   Size3 s{1, 1, 1};
-  for (size_t i = 0; i < j[key].size(); ++i) s[i] = j[key][i].get<uint32_t>();
+  for (size_t i = 0; i < list.size(); ++i)
+    s[i] = uint32_t(JsonFields::asInteger(list[i], spec.name(key) + "[" + std::to_string(i) + "]", 0xFFFFFFFFull));
   return s;
+}
+
+// A buffer index given as a JSON key ("buffers": {"0": ...}).
+unsigned bufferIndex(const std::string& key, const std::string& field) {
+  if (key.empty() || key.size() > 9 || key.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(field + ": '" + key + "' is not a buffer index (a non-negative integer)");
+  return unsigned(std::stoul(key));
 }
 
 std::string text(Size3 s) {
@@ -53,24 +63,20 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
   outcome.name = baseName(caseDir);
   std::string dataDir = dataDirArg.empty() ? caseDir : dataDirArg;
   try {
-    std::ifstream in(caseJson);
-    if (!in) throw Error(caseJson + ": cannot open file");
-    nlohmann::json spec;
-    try {
-      spec = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(caseJson + ": invalid JSON: " + e.what());
-    }
-    outcome.kernel = spec.value("kernel", "");
-    std::string source = caseDir + "/" + spec.value("source", "kernel.metal");
+    nlohmann::json document = parseJsonFile(caseJson);
+    const JsonFields spec(document, caseJson,
+                          {"description", "source", "kernel", "grid", "threadgroup", "dispatch", "buffers",
+                           "threadgroup_memory", "expect", "checks", "timeout", "findings", "order_dependent"});
+    outcome.kernel = spec.string("kernel");
+    std::string source = caseDir + "/" + spec.string("source", "kernel.metal");
     Size3 grid = size3(spec, "grid"), threadgroup = size3(spec, "threadgroup");
-    std::string mode = spec.value("dispatch", "threads");
+    std::string mode = spec.string("dispatch", "threads");
     if (mode != "threads" && mode != "threadgroups")
-      throw Error(caseJson + ": 'dispatch' must be \"threads\" or \"threadgroups\"");
+      throw Error(spec.name("dispatch") + " must be \"threads\" or \"threadgroups\", not \"" + mode + "\"");
     outcome.dispatch = (mode == "threads" ? "grid " : "threadgroups ") + text(grid) +
                        ", threadgroup " + text(threadgroup);
 
-    CheckSet checks = parseCheckList(checkOverride.empty() ? spec.value("checks", "bounds,sync") : checkOverride);
+    CheckSet checks = parseCheckList(checkOverride.empty() ? spec.string("checks", "bounds,sync") : checkOverride);
     CompileOptions build;
     build.kernels = std::vector<std::string>{outcome.kernel};
     auto program = Program::compileFile(source, build, checks.needsInstrumentation());
@@ -78,47 +84,75 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     const ExecutableKernel& kernel = program->kernel(outcome.kernel);
     Launch launch(kernel);
     std::map<unsigned, HostArray> buffers;
-    const nlohmann::json none = nlohmann::json::object();
-    const nlohmann::json& bufferSpecs = spec.contains("buffers") ? spec["buffers"] : none;
-    const nlohmann::json& tgSpecs = spec.contains("threadgroup_memory") ? spec["threadgroup_memory"] : none;
-    const nlohmann::json& expectations = spec.contains("expect") ? spec["expect"] : none;
+    const JsonFields bufferSpecs = spec.object("buffers");
     std::map<unsigned, std::string> specs;
-    for (auto& [key, value] : bufferSpecs.items()) specs[unsigned(std::stoul(key))] = value.get<std::string>();
+    for (auto& [key, value] : bufferSpecs.json().items())
+      specs[bufferIndex(key, spec.name("buffers"))] = JsonFields::asString(value, bufferSpecs.name(key));
     launch.bindBufferSpecs(specs, buffers, dataDir, caseJson + ": buffer");
-    for (auto& [key, value] : tgSpecs.items())
-      launch.setThreadgroupMemory(unsigned(std::stoul(key)), value.get<uint64_t>());
+    const JsonFields tgSpecs = spec.object("threadgroup_memory");
+    for (auto& [key, value] : tgSpecs.json().items())
+      launch.setThreadgroupMemory(bufferIndex(key, spec.name("threadgroup_memory")),
+                                  JsonFields::asInteger(value, tgSpecs.name(key), ~uint64_t(0)));
+    // Everything the case says is read before the kernel runs: a mistake in the file is refused
+    // (exit 2), not reported after a run.
+    // Expected findings (the planted-bug corpus): exactly these kinds at these lines. An expected
+    // finding may also give its count (occurrences folded into it, in the default in-order
+    // schedule): then the reported one is compared with its count too.
+    std::vector<std::string> expected;
+    std::set<std::string> counted;
+    if (spec.has("findings")) {
+      const nlohmann::json& findings = spec.raw("findings");
+      if (!findings.is_array()) throw Error(spec.name("findings") + " must be a list");
+      for (size_t i = 0; i < findings.size(); ++i) {
+        const JsonFields e(findings[i], spec.name("findings") + "[" + std::to_string(i) + "]",
+                           {"kind", "lines", "severity", "count"});
+        std::vector<unsigned> lines;
+        const nlohmann::json& lineList = e.has("lines") ? e.raw("lines") : nlohmann::json::array();
+        if (!lineList.is_array()) throw Error(e.name("lines") + " must be a list of line numbers");
+        for (auto& l : lineList) lines.push_back(unsigned(JsonFields::asInteger(l, e.name("lines"), 0xFFFFFFFFull)));
+        std::sort(lines.begin(), lines.end());
+        std::string key = e.string("severity", "error") + " " + e.string("kind") + " lines";
+        for (auto l : lines) key += " " + std::to_string(l);
+        if (e.has("count")) {
+          counted.insert(key);
+          key += " (" + std::to_string(e.integer("count", ~uint64_t(0))) + " times)";
+        }
+        expected.push_back(key);
+      }
+    }
+    struct Expectation {
+      unsigned index;
+      std::string key;
+      HostArray values;
+      double rtol, atol;
+    };
+    std::vector<Expectation> expectations;
+    const JsonFields expect = spec.object("expect");
+    for (auto& [key, value] : expect.json().items()) {
+      unsigned index = bufferIndex(key, spec.name("expect"));
+      const JsonFields e(value, expect.name(key), {"file", "rtol", "atol"});
+      if (!buffers.count(index)) throw Error(caseJson + ": expects buffer " + key + ", which is not bound");
+      expectations.push_back({index, key, parseBufferSpec(e.string("file"), dataDir), e.number("rtol", 0.0),
+                              e.number("atol", 0.0)});
+    }
 
     DispatchOptions options;
-    options.timeoutSeconds = spec.value("timeout", 60.0);
+    options.timeoutSeconds = spec.number("timeout", 60.0);
     options.checks = checks;
     options.schedule = parseSchedule(schedule);
     options.workers = workers;
     DispatchResult result = launch.run(
         mode == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups, grid, threadgroup, options);
+    outcome.ran = !result.refused;
     outcome.runMs = result.milliseconds;
     for (auto& f : result.findings) outcome.details.push_back(program->formatFinding(f));
     // Expected findings (the planted-bug corpus): exactly these kinds at these lines.
     // They are the findings of the case's own checks: under others (`--check`) only the outputs
     // count, and any error fails the case.
-    bool findingsChecked = spec.contains("findings") && checkOverride.empty();
+    bool findingsChecked = spec.has("findings") && checkOverride.empty();
     bool findingsMatch = true;
     if (findingsChecked) {
-      // An expected finding may also give its count (occurrences folded into it, in the default
-      // in-order schedule): then the reported one is compared with its count too.
-      std::vector<std::string> expected, got;
-      std::set<std::string> counted;
-      for (auto& e : spec["findings"]) {
-        std::vector<unsigned> lines;
-        for (auto& l : e.value("lines", nlohmann::json::array())) lines.push_back(l.get<unsigned>());
-        std::sort(lines.begin(), lines.end());
-        std::string key = e.value("severity", "error") + " " + e.at("kind").get<std::string>() + " lines";
-        for (auto l : lines) key += " " + std::to_string(l);
-        if (e.contains("count")) {
-          counted.insert(key);
-          key += " (" + std::to_string(e["count"].get<uint64_t>()) + " times)";
-        }
-        expected.push_back(key);
-      }
+      std::vector<std::string> got;
       for (auto& f : result.findings) {
         std::vector<unsigned> lines;
         for (auto& l : f.locations) lines.push_back(l.line);
@@ -155,15 +189,11 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     double worst = 0;
     unsigned compared = 0;
     bool allMatch = true;
-    for (auto& [key, expectation] : expectations.items()) {
-      unsigned index = unsigned(std::stoul(key));
-      if (!buffers.count(index)) throw Error(caseJson + ": expects buffer " + key + ", which is not bound");
+    for (auto& [index, key, expected, rtol, atol] : expectations) {
       const HostArray& got = buffers[index];
-      HostArray expected = parseBufferSpec(expectation.at("file").get<std::string>(), dataDir);
       if (expected.count() != got.count())
         throw Error(caseJson + ": expected " + key + " has " + std::to_string(expected.count()) +
                          " elements, the buffer " + std::to_string(got.count()));
-      double rtol = expectation.value("rtol", 0.0), atol = expectation.value("atol", 0.0);
       unsigned mismatches = 0;
       for (uint64_t i = 0; i < got.count(); ++i) {
         double g = got.valueAt(i), e = expected.valueAt(i);

@@ -13,6 +13,7 @@ struct CaseOutcome {
   std::string kernel;
   std::string dispatch;   // "grid 1000x1x1, threadgroup 256x1x1"
   bool passed = false;
+  bool ran = false;       // the kernel was dispatched (else the case was refused: I/O, JSON, binding, compile)
   std::string check;      // "3 outputs match (max abs err 1.2e-07)" or why not
   std::vector<std::string> details;  // mismatches, findings, errors
   double compileMs = 0, runMs = 0;

@@ -1,11 +1,16 @@
 #include "Executor.h"
 
 #include <signal.h>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -36,7 +41,7 @@ DispatchGeometry::DispatchGeometry(DispatchMode mode, Size3 grid, Size3 threadgr
     : mode_(mode), tg_(threadgroup) {
   for (int d = 0; d < 3; ++d) {
     if (mode == DispatchMode::Threads) {
-      groups_[d] = tg_[d] ? (grid[d] + tg_[d] - 1) / tg_[d] : 0;
+      groups_[d] = tg_[d] ? uint32_t((uint64_t(grid[d]) + tg_[d] - 1) / tg_[d]) : 0;
       threadsPerGrid_[d] = grid[d];
     } else {
       groups_[d] = grid[d];
@@ -503,12 +508,17 @@ class DispatchState : public FindingSink {
     return deadlock_;
   }
 
-  // The first thread the timeout stopped, for the report.
-  void noteStuck(AccessRecord record) {
+  // The first thread the timeout stopped, for the report. A JIT'd loop over a threadgroup's
+  // threads (no synchronisation) does not say which of them was running: only the threadgroup.
+  struct Stuck {
+    AccessRecord record;
+    bool threadKnown;
+  };
+  void noteStuck(AccessRecord record, bool threadKnown) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!stuck_) stuck_ = std::move(record);
+    if (!stuck_) stuck_ = Stuck{std::move(record), threadKnown};
   }
-  std::optional<AccessRecord> stuck() {
+  std::optional<Stuck> stuck() {
     std::lock_guard<std::mutex> lock(mutex_);
     return stuck_;
   }
@@ -593,7 +603,7 @@ class DispatchState : public FindingSink {
   std::set<std::string> seen_;          // every key so far (listeners hear of each once)
   unsigned errors_ = 0;
   std::vector<ExecutionObserver*> listeners_;
-  std::optional<AccessRecord> stuck_;
+  std::optional<Stuck> stuck_;
 };
 
 constexpr uint32_t kPoisonWord = 0x7FA5A5A5;  // a quiet NaN as float, 0x7FA5A5A5 as int
@@ -1165,7 +1175,8 @@ void ThreadgroupScheduler::block(ThreadState state) {
 
 void ThreadgroupScheduler::abortCurrentThread(CallSite loop) {
   SourcePosition where = loop.file ? SourcePosition{loop.file, loop.line, loop.column} : SourcePosition{};
-  if (current_) dispatch_.noteStuck({"still running", where, group_, current_->local, current_->linear % kSimdWidth});
+  if (current_) dispatch_.noteStuck({"still running", where, group_, current_->local, current_->linear % kSimdWidth}, true);
+  else dispatch_.noteStuck({"still running", where, group_, {}, 0}, false);
   // A thread loop or a coroutine runs on the worker's stack: leave through the escape point (the
   // whole threadgroup is abandoned, as the dispatch is being cancelled anyway).
   if (scheduling_ != ThreadScheduling::Fibers) siglongjmp(escape_, 1);
@@ -1545,6 +1556,35 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
                                         " threads, more than the maximum of " + std::to_string(limit));
   if (request.arguments.size() != kernel.info.arguments.size())
     return fail("invalid-dispatch", "kernel '" + name + "': wrong number of bound arguments");
+  // thread_position_in_grid is a uint per dimension, and the simulator counts threads in 64 bits.
+  unsigned __int128 gridThreads = 1;
+  for (int d = 0; d < 3; ++d) {
+    uint64_t extent = request.mode == DispatchMode::Threads ? request.grid[d]
+                                                            : uint64_t(request.grid[d]) * request.threadgroup[d];
+    if (extent > 0xFFFFFFFFull)
+      return fail("invalid-dispatch", "kernel '" + name + "': " + std::to_string(request.grid[d]) +
+                                          " threadgroups of " + std::to_string(request.threadgroup[d]) +
+                                          " threads in dimension " + "xyz"[d] + " make " + std::to_string(extent) +
+                                          " threads, more than a uint position can count (4294967295)");
+    gridThreads *= extent;
+  }
+  if (gridThreads > ~uint64_t(0))
+    return fail("invalid-dispatch", "kernel '" + name + "': the grid " + sizeText(request.grid) +
+                                        " has more than 2^64 threads");
+  const double timeout = request.options.timeoutSeconds;
+  if (!(timeout > 0) || !std::isfinite(timeout))
+    return fail("invalid-dispatch", "kernel '" + name + "': the time limit must be a finite number of seconds "
+                                    "above zero (it is " + seconds(timeout) + ")");
+  if (!request.options.traceFile.empty() && !std::ofstream(request.options.traceFile))
+    return fail("invalid-dispatch", "kernel '" + name + "': cannot write the trace file '" +
+                                        request.options.traceFile + "' (" + std::strerror(errno) + ")");
+  for (auto& a : kernel.info.arguments)
+    if (a.role == ArgumentRole::ThreadgroupMemory &&
+        request.arguments[a.position].threadgroupBytes > kMaxThreadgroupMemoryBytes)
+      return fail("threadgroup-memory-limit",
+                  "kernel '" + name + "': threadgroup(" + std::to_string(a.binding) + ") argument '" + a.name +
+                      "' is given " + std::to_string(request.arguments[a.position].threadgroupBytes) +
+                      " bytes, more than the maximum of " + std::to_string(kMaxThreadgroupMemoryBytes));
 
   DispatchState state(request);
   state.inactiveLaneFill = inactiveLaneFill;
@@ -1715,12 +1755,16 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
                                    "thread will write); it was stopped",
                                {}};
     if (auto stuck = state.stuck()) {
-      timeout.message += "; the thread shown below was still running";
-      if (!stuck->where.file.empty()) {
-        timeout.message += " the loop at line " + std::to_string(stuck->where.line);
-        timeout.locations.push_back(stuck->where);
+      const AccessRecord& r = stuck->record;
+      timeout.message += stuck->threadKnown ? "; the thread shown below was still running"
+                                            : "; a thread of threadgroup (" + std::to_string(r.threadgroup[0]) + "," +
+                                                  std::to_string(r.threadgroup[1]) + "," +
+                                                  std::to_string(r.threadgroup[2]) + ") was still running";
+      if (!r.where.file.empty()) {
+        timeout.message += " the loop at line " + std::to_string(r.where.line);
+        timeout.locations.push_back(r.where);
       }
-      timeout.accesses.push_back(*stuck);
+      if (stuck->threadKnown) timeout.accesses.push_back(r);
     }
     result.findings.push_back(std::move(timeout));
   }

@@ -70,16 +70,6 @@ bool isVectorMathVariant(const std::string& name) {
 std::string spelling(llvm::StringRef name) { return llvm::demangle(name.str()); }
 
 // "FILE:LINE:COL: error: MESSAGE" and the source line with a caret, as Clang reports errors.
-std::string located(const SourcePosition& where, const SourceIndex& sources, const std::string& message) {
-  if (where.file.empty()) return "error: " + message;
-  std::string text = where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
-                     ": error: " + message;
-  std::string line = sources.line(where.file, where.line);
-  if (!line.empty() && where.column >= 1)
-    text += "\n  " + line + "\n  " + std::string(where.column - 1, ' ') + "^";
-  return text;
-}
-
 // The first user position among the instructions that use `value` (directly or through constant
 // expressions), for the message.
 SourcePosition firstUse(const llvm::Value& value, const SourceIndex& sources) {
@@ -130,26 +120,26 @@ bool checkHostBoundary(const llvm::Module& module, const SourceIndex& sources, s
       for (const llvm::Instruction& inst : bb)
         if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
           if (call->isInlineAsm()) {
-            error = located(userPosition(inst.getDebugLoc().get(), sources), sources,
+            error = locatedError(userPosition(inst.getDebugLoc().get(), sources), sources,
                             "inline assembly, which MSL does not have");
             return false;
           }
     if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty()) continue;
     std::string name = f.getName().str();
     if (isAllowedHostSymbol(name)) continue;
-    error = located(firstUse(f, sources), sources,
+    error = locatedError(firstUse(f, sources), sources,
                     "call to '" + spelling(name) + "', which is declared but not defined in the program" + kWhy);
     return false;
   }
   for (const llvm::GlobalVariable& g : module.globals()) {
     if (g.isThreadLocal() && !g.use_empty()) {
-      error = located(firstUse(g, sources), sources,
+      error = locatedError(firstUse(g, sources), sources,
                       "'" + spelling(g.getName()) +
                           "' is thread_local, which MSL does not have (thread-private data lives in the kernel's locals)");
       return false;
     }
     if (!g.isDeclaration() || g.use_empty() || isAllowedHostSymbol(g.getName().str())) continue;
-    error = located(firstUse(g, sources), sources,
+    error = locatedError(firstUse(g, sources), sources,
                     "use of '" + spelling(g.getName()) + "', a variable declared but not defined in the program" +
                         kWhy + " and their own variables");
     return false;

@@ -276,6 +276,16 @@ SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex&
   return {};
 }
 
+std::string locatedError(const SourcePosition& where, const SourceIndex& sources, const std::string& message) {
+  if (where.file.empty()) return "error: " + message;
+  std::string text = where.file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
+                     ": error: " + message;
+  std::string line = sources.line(where.file, where.line);
+  if (!line.empty() && where.column >= 1)
+    text += "\n  " + line + "\n  " + std::string(where.column - 1, ' ') + "^";
+  return text;
+}
+
 namespace {
 SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources);
 

@@ -79,6 +79,11 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources);
 // empty when none is.
 SourcePosition userPosition(const llvm::DILocation* location, const SourceIndex& sources);
 
+// "FILE:LINE:COL: error: MESSAGE" with the source line and a caret ("error: MESSAGE" without a
+// position): compile errors found in the IR, in the front end's format.
+std::string locatedError(const SourcePosition& where, const SourceIndex& sources, const std::string& message);
+
+
 // Program-scope variables whose initialisers C++ could not fold (`constant uint3 size = uint3(1u);`,
 // as SPIR-V Cross writes: our vector constructors are not constexpr) get a dynamic initialiser
 // that nothing would run. Evaluates each global constructor at compile time, as Apple's compiler

@@ -238,7 +238,7 @@ class PyLibrary {
   }
 
   std::vector<std::string> kernelNames() const {
-    return mslsim::Program::listKernels(path_, source_ ? *source_ : mslsim::readSourceFile(path_), options_);
+    return mslsim::Program::listKernels(path_, source_ ? *source_ : mslsim::readTextFile(path_), options_);
   }
 
   // bindings: (index, dtype name or "raw", address, bytes, allocation begin, allocation bytes, origin)
@@ -278,6 +278,10 @@ class PyLibrary {
         throw mx::RuntimeError(e.what());
       }
     }
+    // Refused before anything ran: a mistake in the call, as for the CLI's exit status 2.
+    if (result.refused)
+      throw py::value_error("mslsim: " + (result.findings.empty() ? std::string("dispatch refused")
+                                                                   : result.findings.front().message));
     std::string report;
     for (auto& f : result.findings) {
       if (f.severity == mslsim::Finding::Severity::Error)

@@ -202,7 +202,7 @@ class Cli(unittest.TestCase):
                          "source:1:10: error: use of undeclared identifier 'nope'")
         _, spec = self.myexp_spec(inputs=[{"scalar": "x"}])
         p = self.mslsim("run", spec)
-        self.assertFails(p, 2, "inputs[0]: 'scalar' must be a number or a boolean")
+        self.assertFails(p, 2, "'inputs'[0]: 'scalar' must be a number or a boolean, not a string")
 
     def test_checks_report_a_race_with_both_lines_as_text_and_json(self):
         import json

@@ -159,7 +159,8 @@ def run_library(mslsim, path, spec):
             mslsim.Library(path).kernel("k")(buffers=buffers, grid=grid, threadgroup=threadgroup, **options)
             failure = "no error"
         except Exception as e:
-            wanted = mslsim.KernelError if spec["exit"] == 1 else RuntimeError
+            # Refused before running: RuntimeError (compile, binding) or ValueError (dispatch limits).
+            wanted = mslsim.KernelError if spec["exit"] == 1 else (RuntimeError, ValueError)
             failure = None if isinstance(e, wanted) and text in str(e) else "%s: %s" % (type(e).__name__, e)
         finally:
             os.chdir(before)
