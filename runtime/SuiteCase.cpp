@@ -76,6 +76,7 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     outcome.dispatch = (mode == "threads" ? "grid " : "threadgroups ") + text(grid) +
                        ", threadgroup " + text(threadgroup);
 
+    const double timeout = spec.number("timeout", 60.0);
     CheckSet checks = parseCheckList(checkOverride.empty() ? spec.string("checks", "bounds,sync") : checkOverride);
     CompileOptions build;
     build.kernels = std::vector<std::string>{outcome.kernel};
@@ -137,7 +138,7 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     }
 
     DispatchOptions options;
-    options.timeoutSeconds = spec.number("timeout", 60.0);
+    options.timeoutSeconds = timeout;
     options.checks = checks;
     options.schedule = parseSchedule(schedule);
     options.workers = workers;
