@@ -4,8 +4,9 @@
 mslsim picks among several ways to run a kernel (an uninstrumented build with thread loops and the
 vectoriser, an instrumented one, coroutines or region loops or fibers for threadgroups that
 synchronise, one or several workers, a compile from scratch or an object from the cache) by the
-check mode, the schedule and the kernel's shape. Each case (testsuite/cases, examples/, and every
-planted-bug case that checks outputs and expects no error) runs once per path below, and
+check mode, the schedule and the kernel's shape. Each case (testsuite/cases, examples/, every
+planted-bug case that checks outputs and expects no error, and the bench kernels at small sizes)
+runs once per path below, and
 
 * every output buffer must be bit-identical to the baseline's (buffers a case declares
   "order_dependent", such as sums of float atomics, are compared within the case's tolerance);
@@ -83,6 +84,37 @@ def collect_cases(substring):
                     e.get("severity", "error") == "error" for e in spec.get("findings", []))):
                 continue
             cases.append((os.path.basename(folder) + "/" + name, os.path.dirname(path), spec))
+    return cases
+
+
+# The bench kernels (bench/run.py) at small sizes, ragged where the kernel allows: their inputs are
+# written once into `data_root`, and each becomes a case like the others.
+BENCH_SIZES = {"add": 5000, "softcap": 5000, "gemm512": 48, "reduce": 8192, "reduce_simd": 8192,
+               "depthwise": 8192, "scan": 8192}
+
+
+def collect_bench_cases(substring, data_root):
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import run as bench  # noqa: E402 (bench/run.py)
+    rng = np.random.default_rng(2026)
+    cases = []
+    for b in bench.BENCHES:
+        if b.name not in BENCH_SIZES or (substring and substring not in b.name):
+            continue
+        case = b.make(BENCH_SIZES[b.name], rng)
+        folder = os.path.join(data_root, b.name)
+        os.makedirs(folder, exist_ok=True)
+        buffers = {}
+        for i, (kind, value) in enumerate(case.args):
+            if kind == "npy":
+                np.save(os.path.join(folder, "arg%d.npy" % i), value)
+                buffers[str(i)] = "arg%d.npy" % i
+            else:
+                buffers[str(i)] = {"zeros": "zeros:float32:%s", "uint": "scalar:uint32:%s",
+                                   "float": "scalar:float32:%s"}[kind] % value
+        spec = {"source": os.path.join(bench.KERNELS, b.metal + ".metal"), "kernel": b.kernel,
+                "grid": list(case.grid), "threadgroup": list(case.group), "buffers": buffers}
+        cases.append(("bench/%s %s" % (b.name, case.label), folder, spec))
     return cases
 
 
@@ -183,7 +215,8 @@ def main():
     ap.add_argument("--python", default=sys.executable, help="the interpreter for reference.py (needs numpy)")
     opts = ap.parse_args()
     mslsim = os.path.abspath(opts.mslsim)
-    cases = collect_cases(opts.k)
+    bench_data = tempfile.mkdtemp(prefix="mslsim-paths-bench-")
+    cases = collect_cases(opts.k) + collect_bench_cases(opts.k, bench_data)
     totals = {p[0]: [0, 0] for p in PATHS}  # runs, differences
     failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
@@ -209,6 +242,7 @@ def main():
     for name, args, cold in PATHS:
         print("| %s | %s%s | %d | %d |" % (name, " ".join(args), " (empty cache)" if cold else "",
                                           totals[name][0], totals[name][1]))
+    shutil.rmtree(bench_data, ignore_errors=True)
     print("\n%d cases, %d paths, %d with differences" % (len(cases), len(PATHS), failed))
     return 1 if failed else 0
 
