@@ -2,8 +2,9 @@
 """Random kernels (kernelgen.py) run by mslsim under several execution paths and by POCL.
 
 For each seed: the generated MSL kernel runs through `mslsim run` under the paths below, and its
-OpenCL C twin through POCL (bench's opencl_host); every output (each thread's hash, the device
-atomics) must be the same bits everywhere, and no checked run may report anything (the kernels are
+OpenCL C twin through POCL (bench's opencl_host) unless it is MSL-only; every output (each thread's
+hash, the device atomics) must be the same bits as the generator's own Python reference
+(kernelgen.Program.reference) everywhere, and no checked run may report anything (the kernels are
 race-free and in bounds by construction). A failing seed is reduced (statements dropped one at a
 time while the failure stays) and printed with its reduced kernel.
 
@@ -66,23 +67,23 @@ def failure(program, mslsim, host, work):
     """Why `program` fails (a string), or None when every path and POCL agree."""
     with open(os.path.join(work, "kernel.metal"), "w") as f:
         f.write(program.emit("msl"))
-    if not program.simd:
+    if not program.msl_only:
         with open(os.path.join(work, "kernel.cl"), "w") as f:
             f.write(program.emit("opencl"))
     np.save(os.path.join(work, "in.npy"), np.array(program.inputs, dtype=np.uint32))
-    reference, name = None, None
-    if host and not program.simd:  # SIMD-group functions: mslsim's paths against each other
-        reference, error = run_pocl(host, program, work)
+    hashes, counters = program.reference()
+    reference, name = (hashes.tobytes(), counters.tobytes()), "the Python reference"
+    if host and not program.msl_only:
+        got, error = run_pocl(host, program, work)
         if error:
             return error
-        name = "POCL"
+        if got != reference:
+            return "POCL's %s differ from the Python reference" % ("thread hashes" if got[0] != reference[0] else "atomics")
     for path, args in PATHS:
         got, error = run_mslsim(mslsim, program, work, args)
         if error:
             return "[%s] %s" % (path, error)
-        if reference is None:
-            reference, name = got, path
-        elif got != reference:
+        if got != reference:
             which = "thread hashes" if got[0] != reference[0] else "atomics"
             return "[%s] %s differ from %s" % (path, which, name)
     return None
@@ -107,11 +108,11 @@ def check_seed(seed, mslsim, host, keep):
         program = kernelgen.Program(seed)
         why = failure(program, mslsim, host, work)
         if not why:
-            return seed, None, program.simd
+            return seed, None, program.msl_only
         small = reduce(program, mslsim, host, work)
         if keep:
             os.makedirs(keep, exist_ok=True)
-            for lang, ext in (("msl", "metal"),) + ((("opencl", "cl"),) if not small.simd else ()):
+            for lang, ext in (("msl", "metal"),) + ((("opencl", "cl"),) if not small.msl_only else ()):
                 with open(os.path.join(keep, "seed%d.%s" % (seed, ext)), "w") as f:
                     f.write(small.emit(lang))
         return seed, why, small.emit("msl")
@@ -145,8 +146,8 @@ def main():
                 failed.append(seed)
                 print("seed %d: %s\n  reduced kernel:\n%s" % (seed, why, "\n".join("    " + l for l in kernel.splitlines())))
     reference = "POCL and " if host else ""
-    print("%d generated kernels (%d passing ones with SIMD-group functions, compared between the paths only), "
-          "each compared between %s%d mslsim paths (%s): %d failed%s"
+    print("%d generated kernels (%d passing MSL-only ones: SIMD- and quad-group functions, half, bfloat), "
+          "each compared with the Python reference under %s%d mslsim paths (%s): %d failed%s"
           % (count, simd, reference, len(PATHS), ", ".join(p for p, _ in PATHS), len(failed),
              " (seeds %s)" % ", ".join(map(str, failed)) if failed else ""))
     return 1 if failed else 0
