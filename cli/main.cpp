@@ -463,8 +463,8 @@ int main(int argc, char** argv) {
   runCmd->add_option("--max-errors", run.maxErrors, "stop after N distinct errors");
   runCmd->add_option("--report-json", run.reportJson, "write the findings as JSON (schema in docs/checks.md)");
   runCmd->add_option("--report-sarif", run.reportSarif, "write the findings as SARIF 2.1.0");
-  runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1)")
-      ->check(CLI::Range(1, 255));
+  runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1; 0: report only)")
+      ->check(CLI::Range(0, 255));
   runCmd->add_flag("--report-uniform-writes", run.reportUniformWrites,
                    "also report write-write races that store the same value");
   runCmd->add_flag("--print-source", run.printSource, "SPEC.json: print the source MLX would generate, and stop");

@@ -200,6 +200,9 @@ struct SimThread {
   void* lanes = nullptr;              // and where all 32 contributions go
   unsigned size = 0;            // 0 for simdgroup_barrier
   unsigned resultMask = 0;
+  // The loops around its SIMD-group calls it is in, outermost first: (loop, iterations done), as
+  // insertSimdLoopPositions reports them. Compared before the call sites (resolveSimdGroups).
+  std::vector<std::pair<uint32_t, uint32_t>> loops;
 };
 
 class DispatchState;
@@ -336,6 +339,21 @@ class ThreadgroupScheduler {
   // or read `value` at `address` where the loop's exit depends on it.
   void loopRound(CallSite loop);
   void polledRead(uintptr_t address, uint64_t value, uint32_t size) { spin_.read(address, value, size); }
+  // The running thread's position in the loops around SIMD-group calls (hook::kLoopEnter, ...).
+  void loopEnter(uint32_t loop, uint32_t depth) {
+    if (!current_) return;
+    current_->loops.resize(depth);
+    current_->loops.push_back({loop, 0});
+  }
+  void loopNext(uint32_t depth) {
+    if (current_ && depth < current_->loops.size()) {
+      current_->loops.resize(depth + 1);
+      ++current_->loops[depth].second;
+    }
+  }
+  void loopDepth(uint32_t depth) {
+    if (current_ && depth < current_->loops.size()) current_->loops.resize(depth);
+  }
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
   void privateOverrun(uintptr_t address, uint64_t size, uint32_t site, uintptr_t base);
@@ -892,6 +910,7 @@ void ThreadgroupScheduler::prepareThreads(Size3 group, Size3 size, uint32_t coun
     t.context = fibers ? make_fcontext(stacks_[i]->top(), FiberStack::kSize, &fiberMain) : nullptr;
     t.stack = fibers ? stacks_[i].get() : nullptr;
     t.flags = t.size = t.resultMask = 0;
+    t.loops.clear();
     if (fibers) {
       bindArguments(t);
       writeBuiltins(t, group, size);
@@ -1274,27 +1293,39 @@ unsigned ThreadgroupScheduler::simdExchange(const void* value, void* lanes, unsi
   return t->resultMask;
 }
 
-// Lanes of a SIMD-group waiting at SIMD-group functions form one collective per call site (lanes in
-// different branches of an if/else are different active sets, as on the GPU). When several sites
-// wait, the earliest in the source goes first: lanes still inside a loop are behind lanes that
-// already left it, and the GPU would run the loop to its end before the lanes reconverge.
+namespace {
+// Whether lane `a`, waiting at a SIMD-group call, is behind lane `b` (runs first on the GPU, the
+// other lanes waiting to reconverge): in fewer iterations of a loop both are in, or else earlier
+// in the source (lanes still inside a loop are behind lanes that already left it, and the GPU runs
+// the loop to its end before the lanes reconverge).
+bool behind(const SimThread& a, const SimThread& b) {
+  size_t common = std::min(a.loops.size(), b.loops.size());
+  for (size_t k = 0; k < common && a.loops[k].first == b.loops[k].first; ++k)
+    if (a.loops[k].second != b.loops[k].second) return a.loops[k].second < b.loops[k].second;
+  return a.site < b.site;
+}
+}  // namespace
+
+// Lanes of a SIMD-group waiting at SIMD-group functions form one collective per call site and
+// loop iteration (lanes in different branches of an if/else are different active sets, as on the
+// GPU). When several wait, the lanes that are behind go first (see `behind`).
 bool ThreadgroupScheduler::resolveSimdGroups() {
   bool resolved = false;
   uint32_t count = uint32_t(threads_.size());
   for (uint32_t first = 0; first < count; first += kSimdWidth) {
     uint32_t last = std::min(count, first + kSimdWidth);
-    const CallSite* earliest = nullptr;
+    const SimThread* earliest = nullptr;
     for (uint32_t i = first; i < last; ++i)
-      if (threads_[i].state == ThreadState::AtSimdCollective &&
-          (!earliest || threads_[i].site < *earliest))
-        earliest = &threads_[i].site;
+      if (threads_[i].state == ThreadState::AtSimdCollective && (!earliest || behind(threads_[i], *earliest)))
+        earliest = &threads_[i];
     if (!earliest) continue;
-    CallSite site = *earliest;
+    CallSite site = earliest->site;
+    const std::vector<std::pair<uint32_t, uint32_t>> loops = earliest->loops;
     unsigned mask = 0, size = 0;
     bool mismatch = false;
     for (uint32_t i = first; i < last; ++i) {
       SimThread& t = threads_[i];
-      if (t.state != ThreadState::AtSimdCollective || !(t.site == site)) continue;
+      if (t.state != ThreadState::AtSimdCollective || !(t.site == site) || t.loops != loops) continue;
       if (mask && t.size != size) mismatch = true;
       size = t.size;
       mask |= 1u << (i - first);
@@ -1810,6 +1841,15 @@ void __mslsim_poll(const char* file, unsigned line, unsigned column) {
   if (tDispatch->cancelled) tCurrent->enter()->abortCurrentThread({file, line, column});
   if (tDispatch->diagnosing.load(std::memory_order_relaxed)) tCurrent->enter()->loopRound({file, line, column});
 }
+void __mslsim_loop_enter(unsigned loop, unsigned depth) {
+  if (tCurrent) tCurrent->enter()->loopEnter(loop, depth);
+}
+void __mslsim_loop_next(unsigned depth) {
+  if (tCurrent) tCurrent->enter()->loopNext(depth);
+}
+void __mslsim_loop_depth(unsigned depth) {
+  if (tCurrent) tCurrent->enter()->loopDepth(depth);
+}
 void __mslsim_poll_read(const void* address, uint64_t value, uint32_t size) {
   if (tDispatch && tCurrent && tDispatch->diagnosing.load(std::memory_order_relaxed))
     tCurrent->enter()->polledRead(reinterpret_cast<uintptr_t>(address), value, size);
@@ -1829,6 +1869,9 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
       {"__mslsim_poll_read", reinterpret_cast<void*>(&__mslsim_poll_read)},
+      {hook::kLoopEnter, reinterpret_cast<void*>(&__mslsim_loop_enter)},
+      {hook::kLoopNext, reinterpret_cast<void*>(&__mslsim_loop_next)},
+      {hook::kLoopDepth, reinterpret_cast<void*>(&__mslsim_loop_depth)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},
       {hook::kPrivateOverrun, reinterpret_cast<void*>(&__mslsim_private_overrun)},
       {"__mslsim_simd_inactive_read", reinterpret_cast<void*>(&__mslsim_simd_inactive_read)},

@@ -40,6 +40,12 @@ constexpr const char* kPrivateOverrun = "__mslsim_private_overrun";
 // kAccess: the simulator puts there the allocation the site's pointer comes from when only the
 // bounds check listens, and an empty range when every access must be seen.
 constexpr const char* kAccessFilter = "__mslsim_access_filter";
+// Where a thread is in the loops around its SIMD-group function calls (insertSimdLoopPositions):
+// void(i32 loop, i32 depth) on entering a loop from outside, void(i32 depth) at its back edge,
+// void(i32 depth) before a SIMD-group hook (the number of such loops around the call).
+constexpr const char* kLoopEnter = "__mslsim_loop_enter";
+constexpr const char* kLoopNext = "__mslsim_loop_next";
+constexpr const char* kLoopDepth = "__mslsim_loop_depth";
 }  // namespace hook
 
 // The alignment of the coroutine frames the simulator hands out (hook::kCoroutineFrame).

@@ -12,6 +12,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LoopSimplify.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
@@ -970,6 +971,52 @@ void evaluateGlobalConstructors(llvm::Module& module) {
   }
   for (llvm::Function* f : evaluated)
     if (f->use_empty()) f->eraseFromParent();
+}
+
+void insertSimdLoopPositions(llvm::Function& entry) {
+  auto isSimdHook = [](const llvm::Instruction& inst) {
+    auto* call = llvm::dyn_cast<llvm::CallBase>(&inst);
+    llvm::Function* callee = call ? call->getCalledFunction() : nullptr;
+    return callee && (callee->getName() == hook::kSimdExchange || callee->getName() == hook::kSimdgroupBarrier);
+  };
+  std::vector<llvm::Instruction*> calls;
+  for (auto& bb : entry)
+    for (auto& inst : bb)
+      if (isSimdHook(inst)) calls.push_back(&inst);
+  if (calls.empty()) return;
+  llvm::DominatorTree dt(entry);
+  llvm::LoopInfo loops(dt);
+  bool anyLoop = false;
+  for (llvm::Instruction* c : calls) anyLoop |= loops.getLoopFor(c->getParent()) != nullptr;
+  if (!anyLoop) return;
+  // Preheaders and single back edges where the loops lack them.
+  for (llvm::Loop* l : loops.getLoopsInPreorder()) llvm::simplifyLoop(l, &dt, &loops, nullptr, nullptr, nullptr, false);
+  llvm::LLVMContext& ctx = entry.getContext();
+  llvm::Module& module = *entry.getParent();
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Type* voidTy = llvm::Type::getVoidTy(ctx);
+  llvm::FunctionCallee enter = module.getOrInsertFunction(hook::kLoopEnter, llvm::FunctionType::get(voidTy, {i32, i32}, false));
+  llvm::FunctionCallee next = module.getOrInsertFunction(hook::kLoopNext, llvm::FunctionType::get(voidTy, {i32}, false));
+  llvm::FunctionCallee depth = module.getOrInsertFunction(hook::kLoopDepth, llvm::FunctionType::get(voidTy, {i32}, false));
+  // The loops around some SIMD-group call (with their parents, which contain it too).
+  std::set<llvm::Loop*> marked;
+  for (llvm::Instruction* c : calls)
+    for (llvm::Loop* l = loops.getLoopFor(c->getParent()); l; l = l->getParentLoop()) marked.insert(l);
+  uint32_t id = 0;
+  for (llvm::Loop* l : loops.getLoopsInPreorder()) {
+    if (!marked.count(l)) continue;
+    llvm::Value* level = llvm::ConstantInt::get(i32, l->getLoopDepth() - 1);
+    if (llvm::BasicBlock* pre = l->getLoopPreheader())
+      llvm::IRBuilder<>(pre->getTerminator()).CreateCall(enter, {llvm::ConstantInt::get(i32, id), level});
+    llvm::SmallVector<llvm::BasicBlock*, 4> latches;
+    l->getLoopLatches(latches);
+    for (llvm::BasicBlock* latch : latches) llvm::IRBuilder<>(latch->getTerminator()).CreateCall(next, {level});
+    ++id;
+  }
+  for (llvm::Instruction* c : calls) {
+    llvm::Loop* l = loops.getLoopFor(c->getParent());
+    llvm::IRBuilder<>(c).CreateCall(depth, {llvm::ConstantInt::get(i32, l ? l->getLoopDepth() : 0)});
+  }
 }
 
 bool reachesSynchronisation(llvm::Function& entry) {

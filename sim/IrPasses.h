@@ -95,6 +95,16 @@ void evaluateGlobalConstructors(llvm::Module& module);
 // Whether `entry` can reach a barrier or a SIMD-group function (an indirect call counts as yes).
 bool reachesSynchronisation(llvm::Function& entry);
 
+// Before the coroutine lowering, on an entry whose hooks have been inlined into it: lanes of a
+// SIMD-group that took different branches wait at different SIMD-group function calls, and the
+// simulator must let the lanes that are behind go first (on the GPU they run while the others wait
+// to reconverge). Source order says who is behind except across iterations of a loop: a lane that
+// went round again and waits at a call early in the loop is ahead of one still at a call late in
+// the previous iteration. So each loop that contains a SIMD-group call tells the simulator when a
+// thread enters it and goes round it (hook::kLoopEnter, kLoopNext), and each call how deep in
+// such loops it is (kLoopDepth): the simulator compares threads by their iteration counts first.
+void insertSimdLoopPositions(llvm::Function& entry);
+
 // Before optimisation, on an entry `void(void** args)` whose synchronisation hooks have all been
 // inlined into it: turns it into an LLVM switch-resumed coroutine `void*(void** args)` that
 // suspends after each barrier or SIMD-group hook, so a thread waiting at a barrier costs a return

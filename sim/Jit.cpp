@@ -154,6 +154,8 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
     relaxVectorAlignment(module);
     if (instrument) instrument(module);
     for (llvm::Function* e : entries)
+      if (scheduling[e->getName().str()] == ThreadScheduling::Fibers) insertSimdLoopPositions(*e);
+    for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers)
         if (llvm::Function* c = lowerSynchronisationToCoroutine(*e))
           scheduling[c->getName().str()] = ThreadScheduling::Coroutines;
