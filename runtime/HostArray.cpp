@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 namespace mslsim {
@@ -56,6 +58,17 @@ uint16_t floatToBfloat(float f) {
   if (std::isnan(f)) return uint16_t((u >> 16) | 0x40);  // keep it a (quiet) NaN
   u += 0x7FFF + ((u >> 16) & 1);                         // round to nearest, ties to even
   return uint16_t(u >> 16);
+}
+// A double as an integer element, without the undefined behaviour of a cast out of range:
+// truncated toward zero, then wrapped modulo 2^bits as an integer cast wraps (iota:uint8:300 counts
+// 0..255 then 0..43, as numpy's arange(300).astype(uint8)); NaN is 0, and values beyond the 64-bit
+// range saturate.
+template <class I> I toInteger(double value) {
+  if (std::isnan(value)) return 0;
+  if (value >= 0x1p64) return std::numeric_limits<I>::max();
+  if (value < -0x1p63) return std::numeric_limits<I>::min();
+  uint64_t bits = value < 0 ? uint64_t(int64_t(value)) : uint64_t(value);  // exact: in [-2^63, 2^64)
+  return I(bits);
 }
 }  // namespace
 
@@ -116,14 +129,14 @@ void HostArray::setValue(uint64_t i, double value) {
     case DType::Float32: store(float(value)); break;
     case DType::Float16: store(floatToHalf(float(value))); break;
     case DType::BFloat16: store(floatToBfloat(float(value))); break;
-    case DType::Int8: store(int8_t(value)); break;
-    case DType::Int16: store(int16_t(value)); break;
-    case DType::Int32: store(int32_t(value)); break;
-    case DType::Int64: store(int64_t(value)); break;
-    case DType::UInt8: store(uint8_t(value)); break;
-    case DType::UInt16: store(uint16_t(value)); break;
-    case DType::UInt32: store(uint32_t(int64_t(value))); break;
-    case DType::UInt64: store(uint64_t(value)); break;
+    case DType::Int8: store(toInteger<int8_t>(value)); break;
+    case DType::Int16: store(toInteger<int16_t>(value)); break;
+    case DType::Int32: store(toInteger<int32_t>(value)); break;
+    case DType::Int64: store(toInteger<int64_t>(value)); break;
+    case DType::UInt8: store(toInteger<uint8_t>(value)); break;
+    case DType::UInt16: store(toInteger<uint16_t>(value)); break;
+    case DType::UInt32: store(toInteger<uint32_t>(value)); break;
+    case DType::UInt64: store(toInteger<uint64_t>(value)); break;
     case DType::Bool: store(uint8_t(value != 0)); break;
     case DType::Float64: store(value); break;
     case DType::Complex64: {
@@ -144,30 +157,36 @@ HostArray HostArray::filled(DType dtype, uint64_t count, double value) {
   return a;
 }
 
-HostArray readNpy(const std::string& path) {
-  std::error_code error;
-  if (std::filesystem::is_directory(path, error)) throw Error(path + ": is a directory, not a .npy file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file");
-  auto bad = [&](const std::string& why) { return Error(path + ": not a valid .npy file: " + why); };
+namespace {
+// The one .npy parser, over a source of bytes: `read(p, n)` fills p with the source's next n bytes
+// or returns false. `available`, when known, is how many bytes the source holds in all: the data a
+// header asks for must be there before it is allocated (a damaged header must not ask for
+// terabytes); from a pipe, the read finds out. `name` (a path) begins every message.
+template <class Read>
+HostArray parseNpyFrom(Read&& read, std::optional<uint64_t> available, const std::string& name) {
+  auto bad = [&](const std::string& why) { return Error(name + ": not a valid .npy file: " + why); };
   char magic[8];
-  if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw bad("missing NUMPY magic");
+  if (!read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) throw bad("missing NUMPY magic");
   uint32_t headerLength = 0;
+  uint64_t dataStart = 8;
   if (magic[6] == 1) {
     uint8_t l[2];
-    if (!in.read(reinterpret_cast<char*>(l), 2)) throw bad("truncated header");
+    if (!read(reinterpret_cast<char*>(l), 2)) throw bad("truncated header");
     headerLength = l[0] | (l[1] << 8);
+    dataStart += 2;
   } else if (magic[6] == 2 || magic[6] == 3) {
     uint8_t l[4];
-    if (!in.read(reinterpret_cast<char*>(l), 4)) throw bad("truncated header");
+    if (!read(reinterpret_cast<char*>(l), 4)) throw bad("truncated header");
     headerLength = l[0] | (l[1] << 8) | (l[2] << 16) | (uint32_t(l[3]) << 24);
+    dataStart += 4;
   } else {
     throw bad("unsupported format version " + std::to_string(int(magic[6])));
   }
   // numpy writes headers of a few hundred bytes; a length in the gigabytes is a damaged file.
   if (headerLength > (1u << 20)) throw bad("header length " + std::to_string(headerLength) + " is over 1 MiB");
   std::string header(headerLength, '\0');
-  if (!in.read(header.data(), headerLength)) throw bad("truncated header");
+  if (!read(header.data(), headerLength)) throw bad("truncated header");
+  dataStart += headerLength;
 
   auto field = [&](const std::string& key) -> std::string {
     size_t k = header.find("'" + key + "'");
@@ -225,21 +244,48 @@ HostArray readNpy(const std::string& path) {
   uint64_t bytes = 0;
   if (__builtin_mul_overflow(count, uint64_t(dtypeSize(a.dtype)), &bytes))
     throw bad("shape (" + shape + ") needs more than 2^64 bytes");
-  // A regular file must hold the data before it is allocated (a damaged header must not ask for
-  // terabytes); from a pipe, the read below finds out.
-  std::streamoff dataStart = in.tellg();
-  uint64_t fileBytes = std::filesystem::is_regular_file(path, error) ? std::filesystem::file_size(path, error) : 0;
-  if (!error && fileBytes && dataStart >= 0 && uint64_t(dataStart) + bytes > fileBytes)
+  if (available && (dataStart > *available || bytes > *available - dataStart))
     throw bad("data is shorter than its shape (" + shape + ") says: " + std::to_string(bytes) + " bytes of " +
-              dtypeName(a.dtype) + " expected, " + std::to_string(fileBytes - uint64_t(dataStart)) + " in the file");
+              dtypeName(a.dtype) + " expected, " +
+              std::to_string(dataStart > *available ? 0 : *available - dataStart) + " in the file");
   try {
     a.bytes.resize(bytes);
   } catch (const std::bad_alloc&) {
-    throw Error(path + ": cannot allocate " + std::to_string(bytes) + " bytes for its data");
+    throw Error(name + ": cannot allocate " + std::to_string(bytes) + " bytes for its data");
   }
-  if (!in.read(reinterpret_cast<char*>(a.bytes.data()), std::streamsize(a.bytes.size())))
+  if (!read(reinterpret_cast<char*>(a.bytes.data()), a.bytes.size()))
     throw bad("data is shorter than its shape (" + shape + ") says");
   return a;
+}
+
+}  // namespace
+
+HostArray parseNpy(const std::string& bytes, const std::string& name) {
+  size_t offset = 0;
+  auto read = [&](char* p, uint64_t n) {
+    if (n > bytes.size() - offset) return false;
+    if (n) std::memcpy(p, bytes.data() + offset, n);  // p is null for an empty array
+    offset += n;
+    return true;
+  };
+  return parseNpyFrom(read, uint64_t(bytes.size()), name);
+}
+
+HostArray readNpy(const std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) throw Error(path + ": is a directory, not a .npy file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open file");
+  // A regular file's size is known (the data is checked against it before it is allocated); a
+  // pipe's is not. The file is read as the parser goes: only as much of a pipe or device as the
+  // header says, never the whole of /dev/zero.
+  std::optional<uint64_t> size;
+  if (std::filesystem::is_regular_file(path, error)) {
+    uint64_t bytes = std::filesystem::file_size(path, error);
+    if (!error) size = bytes;
+  }
+  auto read = [&](char* p, uint64_t n) { return bool(in.read(p, std::streamsize(n))); };
+  return parseNpyFrom(read, size, path);
 }
 
 void writeNpy(const std::string& path, const HostArray& a) {
@@ -249,15 +295,19 @@ void writeNpy(const std::string& path, const HostArray& a) {
   else if (a.shape.size() == 1) shape.erase(shape.size() - 1);
   std::string header = "{'descr': '" + std::string(row(a.dtype).descr) +
                        "', 'fortran_order': False, 'shape': (" + shape + "), }";
-  size_t total = 10 + header.size() + 1;
+  // Format 1.0 has a 16-bit header length; a longer header (tens of thousands of dimensions) needs
+  // 2.0 and its 32-bit one, as numpy does.
+  bool version2 = 10 + header.size() + 1 + 63 > 0xFFFF;
+  size_t preamble = version2 ? 12 : 10;
+  size_t total = preamble + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
   std::ofstream out(path, std::ios::binary);
   if (!out) throw Error(path + ": cannot write file");
-  out.write("\x93NUMPY\x01\x00", 8);
-  uint16_t len = uint16_t(header.size());
-  char l[2] = {char(len & 0xFF), char(len >> 8)};
-  out.write(l, 2);
+  out.write(version2 ? "\x93NUMPY\x02\x00" : "\x93NUMPY\x01\x00", 8);
+  uint32_t len = uint32_t(header.size());
+  char l[4] = {char(len & 0xFF), char((len >> 8) & 0xFF), char((len >> 16) & 0xFF), char(len >> 24)};
+  out.write(l, std::streamsize(preamble - 8));
   out.write(header.data(), std::streamsize(header.size()));
   out.write(reinterpret_cast<const char*>(a.bytes.data()), std::streamsize(a.bytes.size()));
   if (!out) throw Error(path + ": write failed");

@@ -130,6 +130,12 @@ nlohmann::json parseJsonFile(const std::string& path) {
     std::string what = e.what();
     size_t at = what.find("at line");
     throw Error(path + ": invalid JSON " + (at == std::string::npos ? what : what.substr(at)));
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond double's range (1e400): the parser throws out_of_range.406, "[json.exception.
+    // out_of_range.406] number overflow parsing '1e400'", with no position.
+    std::string what = e.what();
+    size_t end = what.find("] ");
+    throw Error(path + ": invalid JSON: " + (end == std::string::npos ? what : what.substr(end + 2)));
   }
 }
 

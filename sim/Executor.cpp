@@ -1193,9 +1193,11 @@ void ThreadgroupScheduler::block(ThreadState state) {
 }
 
 void ThreadgroupScheduler::abortCurrentThread(CallSite loop) {
-  SourcePosition where = loop.file ? SourcePosition{loop.file, loop.line, loop.column} : SourcePosition{};
-  if (current_) dispatch_.noteStuck({"still running", where, group_, current_->local, current_->linear % kSimdWidth}, true);
-  else dispatch_.noteStuck({"still running", where, group_, {}, 0}, false);
+  {  // destroyed before the jumps below, which skip destructors
+    SourcePosition where = loop.file ? SourcePosition{loop.file, loop.line, loop.column} : SourcePosition{};
+    if (current_) dispatch_.noteStuck({"still running", where, group_, current_->local, current_->linear % kSimdWidth}, true);
+    else dispatch_.noteStuck({"still running", where, group_, {}, 0}, false);
+  }
   // A thread loop or a coroutine runs on the worker's stack: leave through the escape point (the
   // whole threadgroup is abandoned, as the dispatch is being cancelled anyway).
   if (scheduling_ != ThreadScheduling::Fibers) siglongjmp(escape_, 1);

@@ -73,7 +73,9 @@ struct HostArray {
 
   uint64_t count() const { return bytes.size() / dtypeSize(dtype); }
   double valueAt(uint64_t i) const;                 // element i converted to double (complex: real part)
-  void setValue(uint64_t i, double value);          // rounded to the dtype (half/bfloat: nearest even)
+  // Rounded to the dtype (half/bfloat: nearest even); to integers: truncated toward zero and
+  // wrapped modulo 2^bits like an integer cast (300 in uint8 is 44), NaN 0.
+  void setValue(uint64_t i, double value);
   static HostArray filled(DType dtype, uint64_t count, double value);
 
   // From host values: HostArray::of(std::vector<float>{...}), with an optional shape (default 1-D).
@@ -111,6 +113,9 @@ struct HostArray {
 // bit patterns, so `readNpy` returns UInt16 for it and the caller reinterprets where a bfloat
 // argument asks for it.
 HostArray readNpy(const std::string& path);
+// The same parser over a .npy image in memory; `name` begins the messages of the Errors it throws
+// (as the path does for readNpy).
+HostArray parseNpy(const std::string& bytes, const std::string& name);
 void writeNpy(const std::string& path, const HostArray& array);
 
 // `path.npy` (relative to `baseDir` unless absolute) | `zeros:DTYPE:COUNT` |

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -87,4 +88,37 @@ TEST(HostArray, MalformedNpyIsAUsageError) {
   { std::ofstream(path) << "not numpy"; }
   EXPECT_THROW(readNpy(path), Error);
   EXPECT_THROW(readNpy(tempPath("missing.npy")), Error);
+}
+
+// Found by the fuzzers (tests/fuzz): values out of an integer dtype's range were undefined
+// behaviour; they now wrap as an integer cast does (numpy's astype), NaN is 0.
+TEST(HostArray, IntegerElementsWrapLikeACast) {
+  HostArray counted = parseBufferSpec("iota:uint8:300", ".");
+  EXPECT_EQ(counted.valueAt(255), 255);
+  EXPECT_EQ(counted.valueAt(299), 43);
+  EXPECT_EQ(parseBufferSpec("fill:int8:2:-129", ".").valueAt(1), 127);
+  EXPECT_EQ(parseBufferSpec("scalar:int32:1e10", ".").valueAt(0), 1410065408);
+  HostArray a = HostArray::filled(DType::Int32, 1, 0);
+  a.setValue(0, std::nan(""));
+  EXPECT_EQ(a.valueAt(0), 0);
+}
+
+// A header over 64 KiB (an array of 20000 dimensions) needs .npy format 2.0 (a 32-bit length).
+TEST(HostArray, NpyWithALongHeaderRoundTrips) {
+  HostArray a = HostArray::filled(DType::Float32, 1, 2.5f);
+  a.shape.assign(20000, 1);
+  std::string path = tempPath("long_header.npy");
+  writeNpy(path, a);
+  HostArray b = readNpy(path);
+  EXPECT_EQ(b.shape.size(), 20000u);
+  EXPECT_EQ(b.valueAt(0), 2.5);
+}
+
+TEST(HostArray, NpyFromMemoryRefusesDataShorterThanItsShape) {
+  std::string path = tempPath("short.npy");
+  writeNpy(path, HostArray::filled(DType::Float32, 8, 1.0));
+  std::ifstream in(path, std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(parseNpy(image, "whole").count(), 8u);
+  EXPECT_THROW(parseNpy(image.substr(0, image.size() - 4), "cut"), Error);
 }

@@ -1,0 +1,3 @@
+#include "/etc/passwd"
+#include "missing.h"
+kernel void k() {}
