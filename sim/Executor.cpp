@@ -827,7 +827,9 @@ bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t sit
       }
     if (a.target == MemoryAccess::Target::Unknown) {
       // Thread-private memory the IR could not prove private (a pointer into the stack).
-      uintptr_t here = reinterpret_cast<uintptr_t>(&a);
+      // This hook's frame, not a local's address: AddressSanitizer may move locals to a heap
+      // "fake stack".
+      uintptr_t here = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
       if (isPrivateFrame(address, size)) {
         a.target = MemoryAccess::Target::Private;
       } else if (current_->stack) {
