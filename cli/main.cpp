@@ -162,7 +162,9 @@ std::map<unsigned, double> parseConstants(const std::vector<std::string>& consta
 // the reports that follow start on a clean line.
 class ProgressLine {
  public:
-  ProgressLine() : enabled_(isatty(2) && !std::getenv("MSLSIM_NO_PROGRESS")) {
+  // --progress forces the line on (a pipe then gets the redraws too), --quiet off.
+  static inline int forced = 0;  // 1 --progress, -1 --quiet
+  ProgressLine() : enabled_(forced > 0 || (forced == 0 && isatty(2) && !std::getenv("MSLSIM_NO_PROGRESS"))) {
     if (enabled_) ticker_ = std::thread([this] { tick(); });
   }
   ~ProgressLine() {
@@ -174,21 +176,28 @@ class ProgressLine {
     if (ticker_.joinable()) ticker_.join();
     clear();
   }
+  // A phase that only adds detail to the one before ("FILE: generating code for 40 kernels: 3 of
+  // 40 done" after "FILE: generating code for 40 kernels") keeps its start time.
   void phase(const std::string& text) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (base_.empty() || text.compare(0, base_.size(), base_) != 0) {
+      base_ = text;
+      phaseStart_ = Clock::now();
+    }
     phase_ = text;
-    phaseStart_ = Clock::now();
-    done_ = total_ = 0;
+    done_ = total_ = findings_ = 0;
   }
-  void dispatch(uint64_t done, uint64_t total) {
+  void dispatch(uint64_t done, uint64_t total, uint64_t findings) {
     std::lock_guard<std::mutex> lock(mutex_);
     done_ = done;
     total_ = total;
+    findings_ = findings;
   }
   // Erases the line (before printing a report).
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     phase_.clear();  // nothing to draw until the next phase
+    base_.clear();
     if (shown_) std::fputs("\r\x1b[K", stderr);
     std::fflush(stderr);
     shown_ = false;
@@ -206,6 +215,7 @@ class ProgressLine {
         double rate = done_ / std::max(seconds, 1e-3);
         text = fmt::format("mslsim: {}: {} of {} threadgroups, {:.0f}/s", phase_, done_, total_, rate);
         if (done_ && done_ < total_) text += fmt::format(", about {:.0f} s left", (total_ - done_) / rate);
+        if (findings_) text += fmt::format(", {} finding{} so far", findings_, findings_ == 1 ? "" : "s");
       }
       std::fprintf(stderr, "\r\x1b[K%s", text.c_str());
       std::fflush(stderr);
@@ -217,9 +227,9 @@ class ProgressLine {
   std::condition_variable wake_;
   std::thread ticker_;
   bool stop_ = false, shown_ = false;
-  std::string phase_;
+  std::string phase_, base_;
   Clock::time_point phaseStart_ = Clock::now();
-  uint64_t done_ = 0, total_ = 0;
+  uint64_t done_ = 0, total_ = 0, findings_ = 0;
 };
 
 int runCommand(const RunOptions& o) {
@@ -243,7 +253,7 @@ int runCommand(const RunOptions& o) {
   ProgressLine progress;
   std::shared_ptr<const Program> program;
   {
-    CompilePhases phases([&](const std::string& phase) { progress.phase(phase + " " + o.file); });
+    CompilePhases phases([&](const std::string& phase) { progress.phase(o.file + ": " + phase); });
     program = Program::compileFile(o.file, options, checks.needsInstrumentation());
   }
   progress.clear();
@@ -287,7 +297,9 @@ int runCommand(const RunOptions& o) {
     if (r > 0)
       for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
     progress.phase("dispatching " + o.kernel);
-    dispatchOptions.progress = [&](uint64_t done, uint64_t total) { progress.dispatch(done, total); };
+    dispatchOptions.progress = [&](uint64_t done, uint64_t total, uint64_t findings) {
+      progress.dispatch(done, total, findings);
+    };
     result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
                         grid, threadgroup, dispatchOptions);
     times.push_back(result.milliseconds);
@@ -371,7 +383,7 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
   listing.kernels = std::vector<std::string>{};
   if (emitLlvm) listing.kernels.reset();
   ProgressLine progress;
-  progress.phase("parsing " + file);
+  progress.phase(file + ": parsing");
   CompileResult r = compileMsl(file, source, listing);
   progress.clear();
   for (auto& d : r.diagnostics) fmt::print(stderr, "{}\n", formatDiagnostic(d));
@@ -393,7 +405,7 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
       options.kernels = std::vector<std::string>{};
       for (auto* k : chosen) options.kernels->push_back(k->name);
     }
-    CompilePhases phases([&](const std::string& phase) { progress.phase(phase + " " + file); });
+    CompilePhases phases([&](const std::string& phase) { progress.phase(file + ": " + phase); });
     program = Program::compileSource(file, source, options, parseCheckList(checks).needsInstrumentation());
   }
   progress.phase("");
@@ -447,6 +459,11 @@ int main(int argc, char** argv) {
   CLI::App app{"mslsim: run Metal Shading Language compute kernels on Linux"};
   app.set_version_flag("--version", versionText(), "print the version, the commit and LLVM's version, and exit");
   app.require_subcommand(1);
+  app.fallthrough();  // --progress and --quiet also after the subcommand
+  bool forceProgress = false, quiet = false;
+  app.add_flag("--progress", forceProgress, "show the live progress line on stderr even when it is not a terminal")
+      ->group("Progress");
+  app.add_flag("--quiet", quiet, "no progress line, even on a terminal")->group("Progress");
 
   RunOptions run;
   auto* runCmd = app.add_subcommand("run", "compile a .metal file and dispatch one kernel, or run an MLX-style SPEC.json");
@@ -525,6 +542,11 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitUsage;
   }
+  if (forceProgress && quiet) {
+    fmt::print(stderr, "mslsim: --progress and --quiet contradict each other\n");
+    return kExitUsage;
+  }
+  ProgressLine::forced = forceProgress ? 1 : quiet ? -1 : 0;
   try {
     if (*runCmd) return runCommand(run);
     if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, compileKernels, compileChecks, emitLlvm);

@@ -173,8 +173,12 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
     CompiledObject object;
     std::string error;
     size_t count = compiled.program.kernels.size();
-    CompilePhases::note("generating code for " + std::to_string(count) + (count == 1 ? " kernel" : " kernels"));
-    if (!compileToObject(std::move(compiled.program), checked, object, error))
+    const std::string generating = "generating code for " + std::to_string(count) + (count == 1 ? " kernel" : " kernels");
+    CompilePhases::note(generating);
+    auto kernelDone = [&](size_t done, size_t total) {
+      CompilePhases::note(generating + ": " + std::to_string(done) + " of " + std::to_string(total) + " done");
+    };
+    if (!compileToObject(std::move(compiled.program), checked, object, error, kernelDone))
       // A located error ("FILE:LINE:COL: error: ...") names its file already.
       throw Error(error.rfind("error:", 0) == 0 || error.rfind("internal error", 0) == 0 ? path + ": " + error : error);
     JitResult jit = loadObject(object);

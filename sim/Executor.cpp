@@ -493,6 +493,7 @@ class DispatchState : public FindingSink {
   std::vector<size_t> varyingBuiltinArguments;  // of those that differ between threads of a group
   std::atomic<uint64_t> nextGroup{0};
   std::atomic<uint64_t> groupsDone{0};  // for DispatchOptions::progress
+  std::atomic<uint64_t> distinctFindings{0};  // likewise
   unsigned workers = 1;
   // An error that stops the dispatch (or the last one --max-errors allows) was found in the
   // threadgroup run in this place of the dispatch order: the threadgroups after it are not run
@@ -565,6 +566,7 @@ class DispatchState : public FindingSink {
     bool error = f.severity == Finding::Severity::Error;
     if (error && kStopping.count(f.kind)) stopAt(order);
     if (seen_.insert(key).second) {
+      distinctFindings.fetch_add(1, std::memory_order_relaxed);
       for (auto* o : listeners_) o->finding(f);
       if (error && request.options.maxErrors && ++errors_ >= request.options.maxErrors) stopAt(order);
     }
@@ -1736,7 +1738,8 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
         if (doneCv.wait_until(lock, next, [&] { return running == 0; })) return true;
         if (next >= until) return false;
         lock.unlock();
-        progress(state.groupsDone.load(std::memory_order_relaxed), total);
+        progress(state.groupsDone.load(std::memory_order_relaxed), total,
+                 state.distinctFindings.load(std::memory_order_relaxed));
         lock.lock();
       }
     };
@@ -1753,7 +1756,8 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
     poll(false);
   }
   for (auto& t : threads) t.join();
-  if (request.options.progress) request.options.progress(state.groupsDone.load(), total);  // the last word
+  if (request.options.progress)  // the last word
+    request.options.progress(state.groupsDone.load(), total, state.distinctFindings.load());
   if (!request.options.traceFile.empty()) writeTrace(state.traceState, request.options.traceFile);
   result.writers = takeWriters(state.writerState);
   result.milliseconds =

@@ -197,7 +197,30 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
 
 }  // namespace
 
-bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject& out, std::string& error) {
+namespace {
+// Appended after the code generator's passes, it runs as each function's machine code is done
+// (the legacy pass manager runs a function through every function pass before the next one).
+class KernelCodeCounter : public llvm::FunctionPass {
+ public:
+  static char ID;
+  KernelCodeCounter(std::set<std::string> entries, std::function<void(size_t, size_t)> done)
+      : llvm::FunctionPass(ID), entries_(std::move(entries)), total_(entries_.size()), done_(std::move(done)) {}
+  void getAnalysisUsage(llvm::AnalysisUsage& usage) const override { usage.setPreservesAll(); }
+  bool runOnFunction(llvm::Function& f) override {
+    if (entries_.erase(f.getName().str())) done_(total_ - entries_.size(), total_);
+    return false;
+  }
+
+ private:
+  std::set<std::string> entries_;
+  size_t total_;
+  std::function<void(size_t, size_t)> done_;
+};
+char KernelCodeCounter::ID = 0;
+}  // namespace
+
+bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject& out, std::string& error,
+                     const std::function<void(size_t done, size_t total)>& kernelDone) {
   initialiseLlvmOnce();
   llvm::Module& module = *program.module;
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -265,6 +288,11 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
   if ((*tm)->addPassesToEmitFile(codegen, stream, nullptr, llvm::CGFT_ObjectFile)) {
     error = "internal error: the target cannot emit object files";
     return false;
+  }
+  if (kernelDone) {
+    std::set<std::string> entries;
+    for (auto& info : program.kernels) entries.insert(info.entrySymbol);
+    codegen.add(new KernelCodeCounter(std::move(entries), kernelDone));
   }
   codegen.run(module);
   out.object.assign(buffer.begin(), buffer.end());

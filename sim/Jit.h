@@ -2,6 +2,8 @@
 // inserts cancellation polls and JIT-compiles with LLVM ORC. The code lives as long as any kernel.
 #pragma once
 
+#include <functional>
+
 #include <string>
 #include <vector>
 
@@ -28,7 +30,9 @@ struct JitResult {
 // Lowers, optimises and generates code. `instrument`: add memory-access hooks for the checkers
 // (the program should have been compiled with line tables so reports name source lines).
 // Returns false with `error` set on an internal error.
-bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject& out, std::string& error);
+// `kernelDone(done, total)` is called as each kernel's machine code is finished (for progress).
+bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject& out, std::string& error,
+                     const std::function<void(size_t done, size_t total)>& kernelDone = {});
 
 // Links an object into a fresh JIT and resolves its kernels' entry points.
 JitResult loadObject(const CompiledObject& object);

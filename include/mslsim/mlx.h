@@ -85,7 +85,7 @@ struct Call {
   bool verbose = false;
   double timeoutSeconds = 60;
   unsigned workers = 0;  // as DispatchOptions::workers
-  std::function<void(uint64_t done, uint64_t total)> progress;  // as DispatchOptions::progress
+  std::function<void(uint64_t done, uint64_t total, uint64_t findings)> progress;  // as DispatchOptions::progress
   CheckSet checks;  // default: bounds and sync
 };
 

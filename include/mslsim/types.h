@@ -121,9 +121,9 @@ struct DispatchOptions {
   // a wrong output can be traced to the thread that produced it.
   bool trackWriters = false;
   // Called on the dispatching thread about every 100 ms while the dispatch runs, and once when it
-  // ends, with the threadgroups finished and their total (the CLI's progress line, Python's
-  // progress=).
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  // ends, with the threadgroups finished, their total and the distinct findings reported so far
+  // (the CLI's progress line, Python's progress=).
+  std::function<void(uint64_t done, uint64_t total, uint64_t findings)> progress;
 };
 
 // The thread that last wrote an element of a buffer (DispatchOptions::trackWriters).

@@ -108,14 +108,14 @@ py::array toNumpy(HostArray&& host) {
 
 // DispatchOptions::progress from Python's `progress`: None for none, else a callable taking
 // (phase, done, total), called with the GIL held (the dispatch runs without it).
-std::function<void(uint64_t, uint64_t)> progressCallback(const py::object& progress) {
+std::function<void(uint64_t, uint64_t, uint64_t)> progressCallback(const py::object& progress) {
   if (progress.is_none()) return {};
   auto release = [](py::object* p) {
     py::gil_scoped_acquire gil;
     delete p;
   };
   std::shared_ptr<py::object> callable(new py::object(progress), release);
-  return [callable](uint64_t done, uint64_t total) {
+  return [callable](uint64_t done, uint64_t total, uint64_t /*findings*/) {
     py::gil_scoped_acquire gil;
     try {
       (*callable)("dispatching", done, total);

@@ -370,6 +370,59 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
         p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16")
         self.assertFails(p, 2, "buffer 2 (argument 'n' of kernel 'scale', constant uint&) is not bound")
 
+    def read_terminal(self, args, env=None):
+        """Runs mslsim with stderr on a pseudo-terminal; returns (status, what the terminal got)."""
+        leader, follower = pty.openpty()
+        p = subprocess.Popen([MSLSIM, *args], stdout=subprocess.DEVNULL, stderr=follower, env=env)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        p.wait(timeout=300)
+        os.close(leader)
+        return p.returncode, seen.decode(errors="replace")
+
+    def test_progress_line_counts_findings_and_obeys_progress_and_quiet(self):
+        # A thread writes out of bounds, then spins until the time limit: the live line counts the
+        # finding; --progress draws it on a pipe too, --quiet nowhere.
+        path = os.path.join(self.tmp.name, "oob_then_spin.metal")
+        with open(path, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void k(device float* o [[buffer(0)]], uint i [[thread_position_in_grid]]) {\n"
+                    "  o[i + 8] = 1.0f;\n  while (true) {}\n}\n")
+        args = ["run", path, "--kernel", "k", "--grid", "1", "--threadgroup", "1",
+                "--buffer", "0=zeros:float32:4", "--timeout", "1.5"]
+        status, text = self.read_terminal(args)
+        self.assertEqual(status, 1, text)
+        self.assertIn("0 of 1 threadgroups, 0/s, 1 finding so far", text)
+        piped = self.mslsim(*args, "--progress")
+        self.assertEqual(piped.returncode, 1, piped.stderr)
+        self.assertIn("\x1b[Kmslsim: dispatching k: 0 of 1 threadgroups", piped.stderr)  # text mode: \r is \n
+        status, text = self.read_terminal(args + ["--quiet"])
+        self.assertEqual(status, 1, text)
+        self.assertNotIn("threadgroups,", text)
+        self.assertEqual(self.mslsim(*args, "--progress", "--quiet").returncode, 2)
+
+    def test_progress_counts_the_kernels_whose_code_is_done(self):
+        # 400 kernels compiled from an empty cache: the line says how many have their code.
+        path = os.path.join(self.tmp.name, "many_kernels.metal")
+        with open(path, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n")
+            for k in range(400):
+                f.write("kernel void k%d(device float* o [[buffer(0)]], uint i [[thread_position_in_grid]]) "
+                        "{ o[i] = metal::exp(o[i] * %d.0f) + metal::tanh(o[i]); }\n" % (k, k))
+        env = dict(os.environ, MSLSIM_CACHE_DIR=os.path.join(self.tmp.name, "cold-cache-many-kernels"))
+        status, text = self.read_terminal(["compile", path, "--kernel", "*"], env)
+        self.assertEqual(status, 0, text)
+        self.assertIn("many_kernels.metal: generating code for 400 kernels", text)
+        self.assertRegex(text, r"generating code for 400 kernels: [0-9]+ of 400 done \([0-9.]+ s\)")
+
     def test_progress_line_on_a_terminal_only(self):
         # A dispatch that lasts 1.5 s (an endless loop stopped by the time limit): on a terminal,
         # a live line says what runs and how far it got, erased before the report; on a pipe,
