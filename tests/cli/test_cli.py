@@ -429,22 +429,8 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
         # nothing of it.
         args = ["run", self.metal, "--kernel", "spin", "--grid", "2", "--threadgroup", "2",
                 "--buffer", "0=zeros:float32:2", "--timeout", "1.5"]
-        leader, follower = pty.openpty()
-        p = subprocess.Popen([MSLSIM, *args], stdout=subprocess.PIPE, stderr=follower)
-        os.close(follower)
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-        p.wait(timeout=60)
-        os.close(leader)
-        text = seen.decode(errors="replace")
-        self.assertEqual(p.returncode, 1, text)
+        status, text = self.read_terminal(args)
+        self.assertEqual(status, 1, text)
         self.assertIn("\r\x1b[Kmslsim: dispatching spin: 0 of 1 threadgroups, 0/s", text)
         self.assertIn("\r\x1b[Kerror [timeout]", text)  # the line is erased before the report
         piped = self.mslsim(*args)
