@@ -20,6 +20,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -165,6 +166,8 @@ class Runner:
         # `mslsim run --workers N` where the build has it; older builds: one core via taskset.
         self.has_workers = "--workers" in subprocess.run([self.mslsim_bin, "run", "--help"], capture_output=True,
                                                          text=True).stdout
+        self.has_progress = "--progress" in subprocess.run([self.mslsim_bin, "--help"], capture_output=True,
+                                                           text=True).stdout
         self.saved = {}  # id(array) -> (path, array)
         self.peers = {}  # "pocl" / "oclgrind" -> info dict, or a reason it is not available
         for peer in ("pocl", "oclgrind"):
@@ -214,7 +217,7 @@ class Runner:
             worst = np.max(np.abs(got - case.expected)) if got.shape == case.expected.shape else "shape"
             raise BenchError(f"{what}: output does not match numpy (max abs error {worst})")
 
-    def mslsim(self, bench, case, checks, workers=None, repeats=None):
+    def mslsim(self, bench, case, checks, workers=None, repeats=None, extra=()):
         """Returns (compile_ms, dispatch_ms) after checking the output. workers=None: mslsim's default."""
         out = self.output(f"{bench.name}_mslsim")
         cmd = ["taskset", "-c", "0"] if workers == 1 and not self.has_workers else []
@@ -224,6 +227,7 @@ class Runner:
                 "--output", f"{case.out}={out}"]
         if workers and self.has_workers:
             cmd += ["--workers", str(workers)]
+        cmd += list(extra)
         for i, (kind, value) in enumerate(case.args):
             spec = {"npy": lambda: self.save(bench.name, i, value), "zeros": lambda: f"zeros:float32:{value}",
                     "uint": lambda: f"scalar:uint32:{value}", "float": lambda: f"scalar:float32:{value}"}[kind]()
@@ -274,10 +278,24 @@ class Runner:
         self.verify(f"C++ {bench.name}", case, out)
         return float(re.search(r"median_ms=([0-9.]+)", p.stdout).group(1))
 
-    def measure(self, bench):
+    def measure_progress(self, bench, case, row):
+        """The progress line's cost: default checks (what every user gets) with the line forced on
+        (--progress: redrawn on the captured pipe) against --quiet (no line, no progress calls), in
+        alternating rounds so a change in the machine's load hits both alike."""
+        log(f"{bench.name}: progress line on and off")
+        quiet, shown = [], []
+        for _ in range(1 if self.quick else 5):
+            quiet.append(self.mslsim(bench, case, "bounds,sync", workers=self.cores, extra=["--quiet"])[1])
+            shown.append(self.mslsim(bench, case, "bounds,sync", workers=self.cores, extra=["--progress"])[1])
+        row["quiet"], row["progress"] = statistics.median(quiet), statistics.median(shown)
+
+    def measure(self, bench, progress_only=False):
         rng = np.random.default_rng(0)
         case = bench.make(bench.quick if self.quick else bench.full, rng)
         row = {"bench": bench, "case": case}
+        if progress_only:
+            self.measure_progress(bench, case, row)
+            return row
         log(f"{bench.name} at {case.label}: mslsim")
         row["compile_cold"], row["none2"] = self.mslsim(bench, case, "none", workers=self.cores)
         row["compile_cached"], row["none1"] = self.mslsim(bench, case, "none", workers=1)
@@ -285,6 +303,8 @@ class Runner:
         # shares the checkers' state between N workers.
         row["all1"] = self.mslsim(bench, case, "all", workers=1, repeats=1)[1]
         row["all2"] = self.mslsim(bench, case, "all", workers=self.cores, repeats=1)[1]
+        if self.has_progress:
+            self.measure_progress(bench, case, row)
         log(f"{bench.name}: C++, POCL")
         row["cpp"] = self.reference(bench, case)
         row["pocl"] = self.peer("pocl", bench, case)
@@ -354,7 +374,7 @@ def machine(runner):
     return lines
 
 
-def print_tables(rows, runner, description, load_before, seconds):
+def print_machine(runner, description, load_before, seconds):
     print("## Machine")
     print()
     for line in description:
@@ -362,6 +382,9 @@ def print_tables(rows, runner, description, load_before, seconds):
     print(f"* load average before the run: {load_before}; the run took {seconds:.0f} s"
           f"{' (--quick: small sizes, one repeat)' if runner.quick else ''}")
     print()
+
+
+def print_tables(rows, runner):
     print("## Run time (ms, medians; every output verified against numpy)")
     print()
     one = "1 worker" if runner.has_workers else "1 core"
@@ -401,6 +424,24 @@ def print_tables(rows, runner, description, load_before, seconds):
         pocl = r["pocl"] if isinstance(r["pocl"], str) else ms(r["pocl"][0])
         grind = r["grind"] if isinstance(r["grind"], str) else ms(r["grind"][0])
         print(f"| {b.metal}.metal / .cl | {ms(r['compile_cold'])} | {ms(r['compile_cached'])} | {pocl} | {grind} |")
+    if runner.has_progress:
+        print()
+        print_progress(rows, runner)
+
+
+def print_progress(rows, runner):
+    many = f"{runner.cores} workers" if runner.has_workers else "default workers"
+    print("## Progress line cost (ms)")
+    print()
+    print(f"mslsim default checks (`--check bounds,sync`), {many}: `--quiet` (no line, no progress calls) "
+          "against `--progress` (the line redrawn five times a second on stderr, here a pipe), medians of "
+          f"{1 if runner.quick else 5} alternating rounds. The line appears only after half a second of work.")
+    print()
+    print("| kernel | size | --quiet | --progress | cost |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        cost = (r["progress"] / r["quiet"] - 1) * 100
+        print(f"| {r['bench'].title} | {r['case'].label} | {ms(r['quiet'])} | {ms(r['progress'])} | {cost:+.1f}% |")
 
 
 def main():
@@ -408,6 +449,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--quick", action="store_true", help="small sizes, one repeat: a smoke run")
     parser.add_argument("--only", nargs="+", choices=[b.name for b in BENCHES], help="run only these kernels")
+    parser.add_argument("--progress-only", action="store_true",
+                        help="measure only what the progress line costs (mslsim runs only)")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     load_before = ", ".join(f"{v:.2f}" for v in os.getloadavg())
@@ -416,10 +459,14 @@ def main():
         runner = Runner(build, tmp, args.quick)
         description = machine(runner)  # before the run: the tree may change while it runs
         try:
-            rows = [runner.measure(b) for b in BENCHES if not args.only or b.name in args.only]
+            rows = [runner.measure(b, args.progress_only) for b in BENCHES if not args.only or b.name in args.only]
         except BenchError as e:
             sys.exit(f"bench: {e}")
-    print_tables(rows, runner, description, load_before, time.time() - start)
+    print_machine(runner, description, load_before, time.time() - start)
+    if args.progress_only:
+        print_progress(rows, runner)
+    else:
+        print_tables(rows, runner)
 
 
 if __name__ == "__main__":

@@ -193,6 +193,8 @@ class ProgressLine {
     total_ = total;
     findings_ = findings;
   }
+  // Whether the line is drawn at all: a dispatch without it does not report its progress.
+  bool enabled() const { return enabled_; }
   // Erases the line (before printing a report).
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -297,9 +299,10 @@ int runCommand(const RunOptions& o) {
     if (r > 0)
       for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
     progress.phase("dispatching " + o.kernel);
-    dispatchOptions.progress = [&](uint64_t done, uint64_t total, uint64_t findings) {
-      progress.dispatch(done, total, findings);
-    };
+    if (progress.enabled())
+      dispatchOptions.progress = [&](uint64_t done, uint64_t total, uint64_t findings) {
+        progress.dispatch(done, total, findings);
+      };
     result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
                         grid, threadgroup, dispatchOptions);
     times.push_back(result.milliseconds);
