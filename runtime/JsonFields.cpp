@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "Program.h"
+#include "UserInput.h"
 
 namespace mslsim {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "JsonFields.h"
-#include "Program.h"
+#include "UserInput.h"
 
 namespace mslsim {
 namespace mlx {

@@ -12,6 +12,7 @@
 #include "Executor.h"
 #include <mslsim/host_array.h>
 #include "MslCompiler.h"
+#include "UserInput.h"
 
 namespace mslsim {
 
@@ -24,18 +25,6 @@ class CompileFailed : public Error {
  private:
   std::vector<Diagnostic> diagnostics_;
 };
-
-// Parses `--check` lists: "races,bounds,uninit,sync,simd", "all", "none" (throws Error).
-CheckSet parseCheckList(const std::string& list);
-// Parses `--schedule`: "in-order", "reverse", "random" or "random:SEED" (throws Error).
-Schedule parseSchedule(const std::string& text);
-
-// Files users write (MSL sources, SPEC.json, case.json) are read whole up to this size: more is
-// refused, so that /dev/zero or a runaway file ends with a message; a pipe or /dev/stdin works.
-constexpr uint64_t kMaxTextFileBytes = uint64_t(64) << 20;
-// The text of such a file (throws Error naming the file when it cannot be read, is a directory or
-// is larger than kMaxTextFileBytes).
-std::string readTextFile(const std::string& path);
 
 // While one lives, the compilations on its thread report their phases to it ("loading from the
 // cache", "parsing", "generating code for 1 kernel"): the CLI's progress line.
@@ -121,11 +110,10 @@ class Launch {
                   const void* regionBegin = nullptr, uint64_t regionBytes = 0, bool uninitialized = false,
                   bool raw = false);
   void setThreadgroupMemory(unsigned index, uint64_t bytes);
-  // Binds buffers given as specs (index -> spec), the way the CLI's `--buffer I=SPEC` and a suite
-  // case's "buffers" give them: a data spec (parseBufferSpec, relative to `baseDir`) makes an
-  // allocation, kept in `storage` at its index, and binds it there; `@J` or `@J+BYTES` binds
-  // buffer J's allocation again, at a byte offset (an alias or a view). A uint8 allocation bound
-  // so is untyped memory (a packed MTLBuffer). `what` prefixes error messages ("--buffer").
+  // Binds buffers given as specs (readBufferSpecs): a data spec's allocation, kept in `storage` at
+  // its index, is bound there; `@J` or `@J+BYTES` binds buffer J's allocation again, at a byte
+  // offset (an alias or a view). A uint8 allocation bound so is untyped memory (a packed
+  // MTLBuffer). `what` prefixes error messages ("--buffer").
   void bindBufferSpecs(const std::map<unsigned, std::string>& specs, std::map<unsigned, HostArray>& storage,
                        const std::string& baseDir, const std::string& what);
 

@@ -3,7 +3,12 @@
 # for SECONDS (default 60) on a copy of its seed corpus. Exits 1 if any target crashed, leaked, ran
 # out of memory or timed out; the input that did it is kept in build-fuzz/crashes/<target>/.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET ...]     e.g. scripts/fuzz.sh 3600, scripts/fuzz.sh 60 fuzz_npy
+#   scripts/fuzz.sh [--build-only | --no-build] [SECONDS] [TARGET ...]
+#   e.g. scripts/fuzz.sh 3600, scripts/fuzz.sh 60 fuzz_npy
+#
+# --build-only builds the targets and stops; --no-build runs what an earlier --build-only built
+# (ctest's fuzz.* tests build once, then fuzz the input parsers side by side). MSLSIM_FUZZ_BUILD
+# names the build directory (default build-fuzz).
 #
 # Installs what is missing (apt), like scripts/setup.sh. MSLSIM_BUILD_JOBS sets the build's -j
 # (default: every core). Reproduce a crash with build-fuzz/bin/<target> build-fuzz/crashes/<target>/<file>.
@@ -11,6 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 all_targets=(fuzz_npy fuzz_buffer_spec fuzz_spec_json fuzz_case_json fuzz_msl_frontend)
+stage=all
+case "${1:-}" in --build-only) stage=build; shift ;; --no-build) stage=run; shift ;; esac
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")
@@ -36,18 +43,17 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-build=build-fuzz
-if [ ! -f $build/CMakeCache.txt ]; then
-  CC=clang-16 CXX=clang++-16 cmake -S . -B $build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMSLSIM_FUZZ=ON
+build=$(realpath -m "${MSLSIM_FUZZ_BUILD:-build-fuzz}")
+if [ $stage != run ]; then
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    CC=clang-16 CXX=clang++-16 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMSLSIM_FUZZ=ON
+  fi
+  start=$SECONDS
+  nice -n 19 cmake --build "$build" -j "${MSLSIM_BUILD_JOBS:-$(nproc)}" --target "${targets[@]}"
+  echo "fuzz.sh: build took $((SECONDS - start)) s"
 fi
-start=$SECONDS
-nice -n 19 cmake --build $build -j "${MSLSIM_BUILD_JOBS:-$(nproc)}" --target "${targets[@]}"
-echo "fuzz.sh: build took $((SECONDS - start)) s"
+[ $stage = build ] && exit 0
 
-# The harnesses write their input files under $TMPDIR (a private directory each); keep them here.
-rm -rf $build/tmp
-mkdir -p $build/tmp
-export TMPDIR=$PWD/$build/tmp
 # A UBSan report already aborts (-fno-sanitize-recover); this gives it a stack.
 export UBSAN_OPTIONS=print_stacktrace=1
 failed=()
@@ -56,20 +62,22 @@ for t in "${targets[@]}"; do
   run=$build/fuzz-run/$t
   crashes=$build/crashes/$t
   rm -rf "$run"
-  mkdir -p "$run" "$crashes"
+  mkdir -p "$run/tmp" "$crashes"
+  # The harness writes its input files under $TMPDIR (a private directory each); keep them here.
+  export TMPDIR=$run/tmp
   cp -r tests/fuzz/corpus/$t "$run/corpus"  # the fuzzer adds what it finds to the copy
   options=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
-           -artifact_prefix="$PWD/$crashes/")
+           -artifact_prefix="$crashes/")
   [ -f tests/fuzz/dict/$t.dict ] && options+=(-dict=tests/fuzz/dict/$t.dict)
   status=0
   # Regression inputs too large to be seeds (they would raise the corpus's -max_len and slow every
   # mutation): each run once first.
   if compgen -G "tests/fuzz/regressions/$t/*" > /dev/null; then
-    $build/bin/$t -artifact_prefix="$PWD/$crashes/" tests/fuzz/regressions/$t/* < /dev/null > "$run/log" 2>&1 || status=$?
+    "$build/bin/$t" -artifact_prefix="$crashes/" tests/fuzz/regressions/$t/* < /dev/null > "$run/log" 2>&1 || status=$?
   fi
   echo "fuzz.sh: $t for $seconds s (log: $run/log)"
   if [ $status -eq 0 ]; then
-    $build/bin/$t "${options[@]}" "$run/corpus" < /dev/null >> "$run/log" 2>&1 || status=$?
+    "$build/bin/$t" "${options[@]}" "$run/corpus" < /dev/null >> "$run/log" 2>&1 || status=$?
   fi
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$run/log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$run/log" | tail -1)

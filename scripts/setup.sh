@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake ninja-build ccache g++ python3 python3-numpy python3-dev python3-pytest pybind11-dev
   llvm-16-dev libclang-16-dev clang-16
+  # tests/fuzz: libFuzzer and the sanitizers' runtimes for clang-16
+  libclang-rt-16-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libboost-context-dev
   # bench/: the OpenCL peers and their host program (bench/opencl_host.cpp)
   pocl-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers clinfo

@@ -27,7 +27,7 @@
 
 #include <boost/context/detail/fcontext.hpp>
 
-#include "GuardedMemory.h"
+#include "StagedBuffers.h"
 #include "Hooks.h"
 #include "InactiveLaneCheck.h"
 #include "Observer.h"

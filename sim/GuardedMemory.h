@@ -6,15 +6,13 @@
 // mappings of their own with a wide band of inaccessible pages on each side, and threadgroup
 // memory always lives in one: an overrun, an underrun or a pointer forged from a buffer's address
 // (within the band) faults, and the fault becomes a finding that names the allocation.
+// HostArray's storage is guarded memory too (allocateGuarded), so this file knows nothing of
+// dispatches: StagedBuffers.h stages a dispatch's other buffers.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
-
 #include <mslsim/host_array.h>
-
-#include "Executor.h"
 
 namespace mslsim {
 
@@ -48,25 +46,5 @@ class GuardedMemory {
 
 // Whether [begin, end) lies inside one live guarded allocation (GuardedMemory or allocateGuarded).
 bool isGuarded(const uint8_t* begin, const uint8_t* end);
-
-// A dispatch's device buffers that are not guarded already (HostArray's are; a numpy array bound
-// in place is not), copied into guarded memory for the run (the request's bindings
-// rewritten to point there, aliases and views of one allocation kept together) and copied back.
-class StagedBuffers {
- public:
-  explicit StagedBuffers(DispatchRequest& request);
-  void copyBack();
-
- private:
-  struct Allocation {
-    uint8_t* host;
-    GuardedMemory staged;
-  };
-  std::vector<Allocation> allocations_;
-};
-
-// A dispatch's device allocations: the byte ranges behind its buffer arguments, overlapping ones
-// (views and aliases of one allocation) merged, in address order.
-std::vector<std::pair<uint8_t*, uint8_t*>> boundAllocations(const DispatchRequest& request);
 
 }  // namespace mslsim

@@ -1,6 +1,6 @@
 #include "InactiveLaneCheck.h"
 
-#include "GuardedMemory.h"
+#include "StagedBuffers.h"
 
 #include <algorithm>
 #include <cstring>

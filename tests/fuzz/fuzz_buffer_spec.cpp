@@ -1,7 +1,7 @@
 // Buffer specs, as `--buffer I=SPEC` and a case's "buffers" give them: each line of the input is
-// the spec of buffer 0, 1, ... (at most 8), bound through Launch::bindBufferSpecs, which hands
-// data specs to parseBufferSpec (zeros:/fill:/scalar:/iota:, else a .npy path) and parses views
-// (@J, @J+BYTES) itself. No kernel runs: binding does not look at the kernel.
+// the spec of buffer 0, 1, ... (at most 8), read by readBufferSpecs (what Launch::bindBufferSpecs
+// binds), which hands data specs to parseBufferSpec (zeros:/fill:/scalar:/iota:, else a .npy path)
+// and parses views (@J, @J+BYTES) itself.
 //
 // Hermetic: an input that names a file (a '/' anywhere, or a spec ending in .npy) is skipped, and
 // the base directory is an empty private one, so any other path names nothing. Counts from 2^20
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "FuzzSupport.h"
-#include "Program.h"
+#include "UserInput.h"
 
 namespace {
 
@@ -60,14 +60,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::filesystem::create_directory(dir);
     return dir;
   }();
-  static const mslsim::ExecutableKernel kernel;  // not run: bindBufferSpecs only records bindings
-  mslsim::Launch launch(kernel);
   std::map<unsigned, mslsim::HostArray> storage;
+  std::map<unsigned, mslsim::BufferView> views;
   try {
-    launch.bindBufferSpecs(specs, storage, baseDir, "--buffer");
+    views = mslsim::readBufferSpecs(specs, storage, baseDir, "--buffer");
   } catch (const mslsim::Error&) {
     return 0;
   }
+  for (auto& [index, view] : views)
+    if (!storage.count(view.allocation) || views.count(view.allocation))
+      mslsim_fuzz::invariantFailed("a view of something that is not an allocation");
   for (auto& [index, array] : storage) {
     if (array.bytes.size() != array.count() * mslsim::dtypeSize(array.dtype))
       mslsim_fuzz::invariantFailed("data size is not a whole number of elements");
