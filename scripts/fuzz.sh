@@ -10,7 +10,7 @@
 # (ctest's fuzz.* tests build once, then fuzz the input parsers side by side). MSLSIM_FUZZ_BUILD
 # names the build directory (default build-fuzz).
 #
-# Installs what is missing (apt), like scripts/setup.sh. MSLSIM_BUILD_JOBS sets the build's -j
+# Installs what is missing (scripts/install-packages.sh). MSLSIM_BUILD_JOBS sets the build's -j
 # (default: every core). Reproduce a crash with build-fuzz/bin/<target> build-fuzz/crashes/<target>/<file>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,20 +28,7 @@ for t in "${targets[@]}"; do
 done
 
 # clang-16 and its runtimes (libclang-rt-16-dev: libFuzzer, ASan, UBSan), and what the build needs.
-packages=(
-  cmake ninja-build ccache clang-16 libclang-rt-16-dev llvm-16-dev libclang-16-dev python3 python3-numpy
-  libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libboost-context-dev
-)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "fuzz.sh: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+scripts/install-packages.sh
 
 build=$(realpath -m "${MSLSIM_FUZZ_BUILD:-build-fuzz}")
 if [ $stage != run ]; then

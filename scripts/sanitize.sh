@@ -7,25 +7,12 @@
 #
 #   scripts/sanitize.sh [extra ctest arguments, e.g. -V or --output-on-failure]
 #
-# Installs what is missing (apt), like scripts/setup.sh. MSLSIM_BUILD_JOBS sets the build's -j
+# Installs what is missing (scripts/install-packages.sh). MSLSIM_BUILD_JOBS sets the build's -j
 # (default: every core).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(
-  cmake ninja-build ccache clang-16 libclang-rt-16-dev llvm-16-dev libclang-16-dev python3 python3-numpy
-  libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libboost-context-dev pybind11-dev python3-dev
-)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "sanitize.sh: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+scripts/install-packages.sh
 
 build=build-asan
 # -fno-sanitize-recover=undefined: a UBSan report aborts (and fails the test) instead of printing
