@@ -322,9 +322,11 @@ class ThreadgroupScheduler {
   void threadgroupBarrier(unsigned flags, const char* file, unsigned line, unsigned column);
   unsigned simdExchange(const void* value, void* lanes, unsigned size, const char* file, unsigned line,
                         unsigned column);  // the call site as three values, as for threadgroupBarrier
-  // Called by the hooks first: in region mode, the thread the JIT'd loop says is running.
+  // Called by the hooks first: in region mode, the thread the JIT'd loop says is running; in a
+  // checked thread loop, the one thread record becomes the thread the loop is at.
   ThreadgroupScheduler* enter() {
     if (regionMode_) current_ = &threads_[regionThread_];
+    else if (threadLoopMode_ && current_->linear != regionThread_) moveToLoopThread();
     return this;
   }
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
@@ -442,6 +444,9 @@ class ThreadgroupScheduler {
   bool sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count);
   // In region mode the JIT'd loops store the running thread's index here; the hooks make it current.
   uint32_t regionThread_ = 0;
+  // A checked kernel's JIT'd thread loop runs: threads_[0] stands for the thread it is at.
+  bool threadLoopMode_ = false;
+  void moveToLoopThread();
   bool regionMode_ = false;
   std::vector<uint8_t> runnable_;
   SpinWatch spin_;
@@ -699,7 +704,7 @@ void ThreadgroupScheduler::run(Size3 group) {
   tFault.armed = false;
   tFault.signal = 0;
   current_ = nullptr;
-  regionMode_ = false;  // also after an escape from the region loop
+  regionMode_ = threadLoopMode_ = false;  // also after an escape from a JIT'd loop
   for (auto& o : observers_) o->threadgroupEnd();
   tCurrent = nullptr;
 }
@@ -878,12 +883,18 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
   }
   current_ = &t;
   if (dispatch_.kernel.threadLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder) {
-    // The JIT's loop over the threadgroup, from thread 0's arguments.
+    // The JIT's loop over the threadgroup, from thread 0's arguments. A checked kernel's loop
+    // records which thread runs (enter() follows it); an unchecked one's does not, so a fault
+    // names the threadgroup, not a thread.
     t.linear = 0;
     t.local = {0, 0, 0};
     writeBuiltins(t, group, size);
-    current_ = nullptr;  // a fault names the threadgroup, not a thread
+    setOwnReadKey(0);
+    regionThread_ = 0;
+    threadLoopMode_ = dispatch_.kernel.instrumented;
+    if (!threadLoopMode_) current_ = nullptr;
     dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2], &regionThread_);
+    threadLoopMode_ = false;
     return;
   }
   arrangeOrder(count);
@@ -896,6 +907,14 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
     first = false;
     dispatch_.kernel.entry(t.args.data());
   }
+}
+
+void ThreadgroupScheduler::moveToLoopThread() {
+  SimThread& t = *current_;
+  uint32_t i = regionThread_;
+  t.linear = i;
+  t.local = {i % groupSize_[0], i / groupSize_[0] % groupSize_[1], i / (groupSize_[0] * groupSize_[1])};
+  setOwnReadKey(i);
 }
 
 // Thread records, with their argument vectors, are reused from one threadgroup to the next.
@@ -1133,6 +1152,7 @@ size_t belowThisThreadsStack(const void* address) {
 }
 
 void ThreadgroupScheduler::reportFault(Size3 group) {
+  enter();  // a checked thread loop knows the thread that faulted
   std::string who = current_ ? describeThread(*current_, group)
                              : "a thread of threadgroup (" + std::to_string(group[0]) + "," + std::to_string(group[1]) +
                                    "," + std::to_string(group[2]) + ")";
@@ -1836,13 +1856,13 @@ unsigned __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned l
   return tCurrent ? tCurrent->enter()->inactiveLaneRead(lane, {file, line, column}) : 0u;
 }
 unsigned __mslsim_access(void* address, uint64_t size, uint32_t site, const void* newValue) {
-  return tCurrent ? tCurrent->access(reinterpret_cast<uintptr_t>(address), size, site,
-                                     static_cast<const uint8_t*>(newValue))
+  return tCurrent ? tCurrent->enter()->access(reinterpret_cast<uintptr_t>(address), size, site,
+                                              static_cast<const uint8_t*>(newValue))
                   : 1u;
 }
 void __mslsim_private_overrun(void* address, uint64_t size, uint32_t site, void* base) {
   if (tCurrent)
-    tCurrent->privateOverrun(reinterpret_cast<uintptr_t>(address), size, site, reinterpret_cast<uintptr_t>(base));
+    tCurrent->enter()->privateOverrun(reinterpret_cast<uintptr_t>(address), size, site, reinterpret_cast<uintptr_t>(base));
 }
 void __mslsim_poll(const char* file, unsigned line, unsigned column) {
   if (!tDispatch || !tCurrent) return;

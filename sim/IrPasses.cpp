@@ -594,6 +594,13 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
   llvm::FunctionCallee hookFn = module.getOrInsertFunction(
       hook::kAccess, llvm::FunctionType::get(i32, {ptrTy, i64, i32, ptrTy}, false));
   llvm::FunctionCallee filterFn = module.getOrInsertFunction(hook::kAccessFilter, llvm::FunctionType::get(ptrTy, false));
+  // The table is the same for every thread of a threadgroup: in a loop over the threadgroup's
+  // threads (buildThreadLoop) the call moves out of the loop.
+  if (auto* filterDecl = llvm::dyn_cast<llvm::Function>(filterFn.getCallee())) {
+    filterDecl->setDoesNotAccessMemory();
+    filterDecl->setDoesNotThrow();
+    filterDecl->setWillReturn();
+  }
   std::set<std::string> kernelFunctions;
   for (auto& [entry, kernel] : kernelOfEntry) kernelFunctions.insert(kernel);
   std::map<std::string, const KernelInfo*> kernelOfEntrySymbol;
@@ -1186,7 +1193,8 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
 
 namespace mslsim {
 
-llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name) {
+llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name,
+                                bool recordThread) {
   llvm::Module& module = *entry.getParent();
   llvm::LLVMContext& ctx = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
@@ -1286,9 +1294,9 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
     for (unsigned c = 0; c < a.components; ++c)
       body.CreateStore(body.CreateTrunc(v[c], component), body.CreateConstInBoundsGEP1_32(component, storage[a.position], c));
   }
-  // Which thread runs, for the hooks of a kernel that synchronises. Not otherwise: a store of a
-  // varying value to one address keeps the loop vectoriser away.
-  if (entry.getReturnType()->isPointerTy()) body.CreateStore(linear, threadSlot);
+  // Which thread runs, for the hooks of a kernel that synchronises or is checked. Not otherwise: a
+  // store of a varying value to one address keeps the loop vectoriser away.
+  if (recordThread || entry.getReturnType()->isPointerTy()) body.CreateStore(linear, threadSlot);
   llvm::CallInst* call = body.CreateCall(entry.getFunctionType(), &entry, {threadArgs});
   call->addFnAttr(llvm::Attribute::AlwaysInline);
   // Latches, innermost first.

@@ -150,7 +150,11 @@ struct VectorMathVariant {
 // kernel computes the same bits in every execution path (vectorised or not, loop body or remainder).
 void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& variant);
 
-llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name);
+// A loop over a threadgroup's threads (ThreadLoopFunction) calling `entry` for each. With
+// `recordThread` (and always for a coroutine ramp) each iteration first writes the thread's index
+// to the loop's thread slot, so that the hooks (the checks' slow paths) know which thread calls.
+llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name,
+                                bool recordThread = false);
 
 // Inlines every call of `callee` in `caller`; then, with dropBarrierHooks, removes the threadgroup
 // barrier hook calls of `caller` (in a region loop's threadgroups, a barrier-only kernel's hooks

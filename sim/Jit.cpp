@@ -161,14 +161,14 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
           scheduling[c->getName().str()] = ThreadScheduling::Coroutines;
     mam.clear();
   }
-  // Unchecked builds of kernels that never synchronise also get a loop over a threadgroup's
-  // threads, for the vectoriser.
-  if (!instrument) {
-    enableVectorMath(module);
-    for (const KernelInfo& k : kernels)
-      if (llvm::Function* e = module.getFunction(k.entrySymbol))
-        if (scheduling[k.entrySymbol] == ThreadScheduling::Sequential) buildThreadLoop(*e, k, threadLoopSymbol(k.entrySymbol));
-  }
+  // Kernels that never synchronise also get a loop over a threadgroup's threads: in unchecked
+  // builds for the vectoriser; in checked ones it saves a call and the built-ins' writing per
+  // thread, and tells the checks' slow paths which thread runs.
+  if (!instrument) enableVectorMath(module);
+  for (const KernelInfo& k : kernels)
+    if (llvm::Function* e = module.getFunction(k.entrySymbol))
+      if (scheduling[k.entrySymbol] == ThreadScheduling::Sequential)
+        buildThreadLoop(*e, k, threadLoopSymbol(k.entrySymbol), /*recordThread=*/bool(instrument));
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
   Optimised result;
