@@ -40,6 +40,10 @@ constexpr const char* kPrivateOverrun = "__mslsim_private_overrun";
 // kAccess: the simulator puts there the allocation the site's pointer comes from when only the
 // bounds check listens, and an empty range when every access must be seen.
 constexpr const char* kAccessFilter = "__mslsim_access_filter";
+// i1(i64 address, i64 size, i64 begin, i64 end): whether [address, address + size) lies in the
+// filter's [begin, end). Not a symbol the JIT resolves: it stands for that compare until
+// lowerRangeChecks writes it out, so that versionRangeCheckedLoops can find the checks.
+constexpr const char* kInRange = "__mslsim_in_range";
 // Where a thread is in the loops around its SIMD-group function calls (insertSimdLoopPositions):
 // void(i32 loop, i32 depth) on entering a loop from outside, void(i32 depth) at its back edge,
 // void(i32 depth) before a SIMD-group hook (the number of such loops around the call).

@@ -2,6 +2,10 @@
 
 #include <llvm/ADT/SetVector.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
@@ -594,6 +598,15 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
   llvm::FunctionCallee hookFn = module.getOrInsertFunction(
       hook::kAccess, llvm::FunctionType::get(i32, {ptrTy, i64, i32, ptrTy}, false));
   llvm::FunctionCallee filterFn = module.getOrInsertFunction(hook::kAccessFilter, llvm::FunctionType::get(ptrTy, false));
+  llvm::FunctionCallee inRangeFn = module.getOrInsertFunction(
+      hook::kInRange, llvm::FunctionType::get(llvm::Type::getInt1Ty(ctx), {i64, i64, i64, i64}, false));
+  if (auto* inRangeDecl = llvm::dyn_cast<llvm::Function>(inRangeFn.getCallee())) {
+    // A compare: free to move, merge or drop like one.
+    inRangeDecl->setDoesNotAccessMemory();
+    inRangeDecl->setDoesNotThrow();
+    inRangeDecl->setWillReturn();
+    inRangeDecl->addFnAttr(llvm::Attribute::Speculatable);
+  }
   // The table is the same for every thread of a threadgroup: in a loop over the threadgroup's
   // threads (buildThreadLoop) the call moves out of the loop.
   if (auto* filterDecl = llvm::dyn_cast<llvm::Function>(filterFn.getCallee())) {
@@ -722,7 +735,7 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
         llvm::LoadInst* hi = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, range, 1), "filter.end");
         for (llvm::LoadInst* l : {lo, hi}) l->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
         llvm::Value* address = b.CreatePtrToInt(a.pointer, i64);
-        llvm::Value* inRange = b.CreateAnd(b.CreateICmpUGE(address, lo), b.CreateICmpULE(b.CreateAdd(address, size), hi));
+        llvm::Value* inRange = b.CreateCall(inRangeFn, {address, size, lo, hi}, "in.range");
         llvm::BasicBlock* before = inst->getParent();
         llvm::Instruction* slowEnd = llvm::SplitBlockAndInsertIfThen(b.CreateNot(inRange), inst, false,
                                                                      llvm::MDBuilder(ctx).createBranchWeights(1, 1 << 20));
@@ -758,6 +771,13 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
         phi->addIncoming(llvm::Constant::getNullValue(inst->getType()), head);
       }
     }
+  }
+  // The table has a range per site, so its reads can move out of the branches they are in (LICM
+  // hoists them out of a loop over threads even where an `if (gid < n)` guards the access).
+  if (auto* filterDecl = llvm::dyn_cast<llvm::Function>(filterFn.getCallee())) {
+    filterDecl->addRetAttr(llvm::Attribute::getWithDereferenceableBytes(ctx, 16 * std::max<uint64_t>(sites.size(), 1)));
+    filterDecl->addRetAttr(llvm::Attribute::getWithAlignment(ctx, llvm::Align(8)));
+    filterDecl->addRetAttr(llvm::Attribute::NonNull);
   }
   return sites;
 }
@@ -1193,6 +1213,189 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
 
 namespace mslsim {
 
+namespace {
+
+// A loop built around a kernel's code is compiled as the kernel is: the target CPU and its
+// features, and stack probes ("probe-stack"), without which a large private array moves the stack
+// pointer past the guard page in one step and the overflow is not recognised as one.
+void copyCodeGenerationAttributes(const llvm::Function& from, llvm::Function& to) {
+  for (const llvm::Attribute& attribute : from.getAttributes().getFnAttrs())
+    if (attribute.isStringAttribute()) to.addFnAttr(attribute);
+}
+
+void lowerRangeCheck(llvm::CallInst* call) {
+  llvm::IRBuilder<> b(call);
+  llvm::Value *address = call->getArgOperand(0), *size = call->getArgOperand(1);
+  llvm::Value *begin = call->getArgOperand(2), *end = call->getArgOperand(3);
+  llvm::Value* inside = b.CreateAnd(b.CreateICmpUGE(address, begin), b.CreateICmpULE(b.CreateAdd(address, size), end));
+  call->replaceAllUsesWith(inside);
+  call->eraseFromParent();
+}
+
+std::vector<llvm::CallInst*> rangeChecksIn(llvm::Function& f) {
+  std::vector<llvm::CallInst*> calls;
+  for (auto& bb : f)
+    for (auto& inst : bb)
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+        if (llvm::Function* callee = call->getCalledFunction())
+          if (callee->getName() == hook::kInRange) calls.push_back(call);
+  return calls;
+}
+
+// The condition, computed before `loop`, under which the range check `call` passes on every
+// iteration, or null when its address is not an affine function of the loop's iterations.
+llvm::Value* holdsThroughout(llvm::CallInst* call, llvm::Loop& loop, llvm::ScalarEvolution& scev,
+                             llvm::PredicatedScalarEvolution& predicated, llvm::SCEVExpander& expander,
+                             const llvm::SCEV* lastIteration) {
+  llvm::Value *size = call->getArgOperand(1), *begin = call->getArgOperand(2), *end = call->getArgOperand(3);
+  // The filter's reads may still be inside the loop, in the branch of a condition around the
+  // access: they move out (the table always has every site's range, and it does not change while
+  // the loop runs: the reads are marked invariant).
+  llvm::Instruction* at = loop.getLoopPreheader()->getTerminator();
+  auto hoist = [&](llvm::Value* v) {
+    if (loop.isLoopInvariant(v)) return true;
+    auto* read = llvm::dyn_cast<llvm::LoadInst>(v);
+    if (!read || !read->hasMetadata(llvm::LLVMContext::MD_invariant_load)) return false;
+    auto* element = llvm::dyn_cast<llvm::GetElementPtrInst>(read->getPointerOperand());
+    if (element && !loop.isLoopInvariant(element)) {
+      if (!loop.hasLoopInvariantOperands(element)) return false;
+      element->moveBefore(at);
+    } else if (!loop.isLoopInvariant(read->getPointerOperand())) {
+      return false;
+    }
+    read->moveBefore(at);
+    return true;
+  };
+  for (llvm::Value* v : {size, begin, end})
+    if (!hoist(v)) return nullptr;
+  const llvm::SCEV* first = scev.getSCEV(call->getArgOperand(0));
+  const llvm::SCEV* last = first;  // an address the same on every iteration (`constant T&`)
+  bool down = false;
+  if (!scev.isLoopInvariant(first, &loop)) {
+    // `base[2 * gid + 1]` in 32-bit unsigned arithmetic is affine only while it does not wrap
+    // around: then the versioning condition also asks that it does not (a SCEV predicate).
+    const llvm::SCEVAddRecExpr* address = predicated.getAsAddRec(call->getArgOperand(0));
+    if (!address || address->getLoop() != &loop || !address->isAffine()) return nullptr;
+    auto* step = llvm::dyn_cast<llvm::SCEVConstant>(address->getStepRecurrence(scev));
+    first = address->getStart();
+    if (!step || step->getAPInt().abs().ugt(1ull << 32) || !scev.isLoopInvariant(first, &loop)) return nullptr;
+    // The address on the last iteration; the loop's iterations cover [first, last] (or [last,
+    // first] for a negative stride) in steps no wider than an access, or skip bytes in between.
+    last = address->evaluateAtIteration(lastIteration, scev);
+    down = step->getAPInt().isNegative();
+  }
+  llvm::Type* i64 = call->getArgOperand(0)->getType();
+  llvm::Value* low = expander.expandCodeFor(down ? last : first, i64, at);
+  llvm::Value* high = expander.expandCodeFor(down ? first : last, i64, at);
+  llvm::IRBuilder<> b(at);
+  // Unsigned, as the check itself: high + size must not wrap around either.
+  llvm::Value* highEnd = b.CreateAdd(high, size);
+  return b.CreateAnd(b.CreateAnd(b.CreateICmpUGE(low, begin), b.CreateICmpULE(highEnd, end)),
+                     b.CreateAnd(b.CreateICmpULE(low, high), b.CreateICmpUGE(highEnd, high)));
+}
+
+bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& dominators, llvm::ScalarEvolution& scev,
+                 const llvm::DataLayout& layout) {
+  llvm::BasicBlock* preheader = loop.getLoopPreheader();
+  llvm::BasicBlock* exit = loop.getExitBlock();
+  if (!preheader || !exit || !loop.isLoopSimplifyForm() || !loop.getExitingBlock()) return false;
+  std::vector<llvm::CallInst*> checks;
+  for (llvm::BasicBlock* bb : loop.blocks())
+    for (auto& inst : *bb)
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+        if (llvm::Function* callee = call->getCalledFunction())
+          if (callee->getName() == hook::kInRange) checks.push_back(call);
+  // Checks whose every operand is the same on every iteration were moved out of the loop already
+  // (the branches on them stay in): they join the condition as they are.
+  std::vector<llvm::CallInst*> invariantChecks;
+  for (llvm::CallInst* call : rangeChecksIn(*preheader->getParent()))
+    if (!loop.contains(call) && dominators.dominates(call, preheader->getTerminator()) &&
+        std::any_of(call->user_begin(), call->user_end(), [&](llvm::User* u) {
+          return llvm::isa<llvm::Instruction>(u) && loop.contains(llvm::cast<llvm::Instruction>(u));
+        }))
+      invariantChecks.push_back(call);
+  if (checks.empty() && invariantChecks.empty()) return false;
+  // Values of the loop used after it would need phis for the copy's: not in a loop over threads.
+  for (llvm::BasicBlock* bb : loop.blocks())
+    for (auto& inst : *bb)
+      for (llvm::User* user : inst.users())
+        if (auto* userInst = llvm::dyn_cast<llvm::Instruction>(user))
+          if (!loop.contains(userInst)) return false;
+  const llvm::SCEV* backedges = scev.getBackedgeTakenCount(&loop);
+  if (llvm::isa<llvm::SCEVCouldNotCompute>(backedges) || !scev.isLoopInvariant(backedges, &loop)) return false;
+  // Below 2^32 iterations of strides below 2^32 bytes: the last address is first + stride *
+  // iterations without the product wrapping around, and holdsThroughout sees the sum wrap.
+  if (scev.getUnsignedRangeMax(backedges).getActiveBits() > 32) return false;
+
+  llvm::SCEVExpander expander(scev, layout, "range.versioning");
+  llvm::PredicatedScalarEvolution predicated(scev, loop);
+  llvm::IRBuilder<> b(preheader->getTerminator());
+  llvm::Value* condition = nullptr;
+  auto require = [&](llvm::Value* holds) { condition = condition ? b.CreateAnd(condition, holds) : holds; };
+  std::vector<llvm::CallInst*> eliminated;
+  for (llvm::CallInst* call : invariantChecks) require(call);
+  for (llvm::CallInst* call : checks)
+    if (llvm::Value* holds = holdsThroughout(call, loop, scev, predicated, expander, backedges)) {
+      require(holds);
+      eliminated.push_back(call);
+    }
+  if (!condition) return false;
+  const llvm::SCEVPredicate& noWrap = predicated.getPredicate();
+  if (!noWrap.isAlwaysTrue())  // the expansion is true where the predicate fails
+    require(b.CreateNot(expander.expandCodeForPredicate(&noWrap, preheader->getTerminator())));
+
+  // The preheader becomes the test; the original loop gets a new preheader, and the copy (from a
+  // copy of that preheader) the branch where the condition holds.
+  llvm::BasicBlock* checked = llvm::SplitBlock(preheader, preheader->getTerminator(), &dominators, &loops, nullptr,
+                                               "range.checked");
+  llvm::ValueToValueMapTy map;
+  llvm::SmallVector<llvm::BasicBlock*, 8> blocks;
+  llvm::Loop* fast = llvm::cloneLoopWithPreheader(checked, preheader, &loop, map, ".in.range", &loops, &dominators, blocks);
+  llvm::remapInstructionsInBlocks(blocks, map);
+  llvm::Instruction* branch = preheader->getTerminator();
+  llvm::BranchInst::Create(fast->getLoopPreheader(), checked, condition, branch);
+  branch->eraseFromParent();
+  dominators.changeImmediateDominator(exit, preheader);
+  // The exit's phis (LCSSA) take the copy's values too.
+  llvm::BasicBlock* exiting = loop.getExitingBlock();
+  auto* fastExiting = llvm::cast<llvm::BasicBlock>(map[exiting]);
+  for (llvm::PHINode& phi : exit->phis()) {
+    llvm::Value* v = phi.getIncomingValueForBlock(exiting);
+    auto mapped = map.find(v);
+    phi.addIncoming(mapped != map.end() ? static_cast<llvm::Value*>(mapped->second) : v, fastExiting);
+  }
+  llvm::LLVMContext& ctx = preheader->getContext();
+  for (llvm::CallInst* call : eliminated) {
+    auto* copy = llvm::cast<llvm::CallInst>(map[call]);
+    copy->replaceAllUsesWith(llvm::ConstantInt::getTrue(ctx));
+    copy->eraseFromParent();
+  }
+  for (llvm::CallInst* call : invariantChecks)
+    for (llvm::BasicBlock* bb : fast->blocks())
+      for (auto& inst : *bb) inst.replaceUsesOfWith(call, llvm::ConstantInt::getTrue(ctx));
+  return true;
+}
+
+}  // namespace
+
+llvm::PreservedAnalyses RangeCheckVersioningPass::run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses) {
+  if (rangeChecksIn(f).empty()) return llvm::PreservedAnalyses::all();
+  auto& loops = analyses.getResult<llvm::LoopAnalysis>(f);
+  auto& dominators = analyses.getResult<llvm::DominatorTreeAnalysis>(f);
+  auto& scev = analyses.getResult<llvm::ScalarEvolutionAnalysis>(f);
+  std::vector<llvm::Loop*> innermost;
+  for (llvm::Loop* l : loops.getLoopsInPreorder())
+    if (l->isInnermost()) innermost.push_back(l);
+  for (llvm::Loop* l : innermost) versionLoop(*l, loops, dominators, scev, f.getParent()->getDataLayout());
+  for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
+  return llvm::PreservedAnalyses::none();
+}
+
+void lowerRangeChecks(llvm::Module& module) {
+  for (auto& f : module)
+    for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
+}
+
 llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name,
                                 bool recordThread) {
   llvm::Module& module = *entry.getParent();
@@ -1202,6 +1405,7 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i32, i32, i32, ptr}, false);
   llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   loop->addFnAttr(llvm::Attribute::NoUnwind);
+  copyCodeGenerationAttributes(entry, *loop);
   llvm::Argument* args = loop->getArg(0);
   llvm::Argument* threadSlot = loop->getArg(4);
   llvm::Value* size[3] = {loop->getArg(1), loop->getArg(2), loop->getArg(3)};
@@ -1294,9 +1498,9 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
     for (unsigned c = 0; c < a.components; ++c)
       body.CreateStore(body.CreateTrunc(v[c], component), body.CreateConstInBoundsGEP1_32(component, storage[a.position], c));
   }
-  // Which thread runs, for the hooks of a kernel that synchronises or is checked. Not otherwise: a
-  // store of a varying value to one address keeps the loop vectoriser away.
-  if (recordThread || entry.getReturnType()->isPointerTy()) body.CreateStore(linear, threadSlot);
+  // Which thread runs, for the hooks of a kernel that synchronises. Not otherwise: a store of a
+  // varying value to one address keeps the loop vectoriser away.
+  if (entry.getReturnType()->isPointerTy()) body.CreateStore(linear, threadSlot);
   llvm::CallInst* call = body.CreateCall(entry.getFunctionType(), &entry, {threadArgs});
   call->addFnAttr(llvm::Attribute::AlwaysInline);
   // Latches, innermost first.
@@ -1313,6 +1517,52 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
   }
   llvm::IRBuilder<>(exit).CreateRetVoid();
   entry.removeFnAttr(llvm::Attribute::NoInline);
+  if (recordThread) {
+    // A checked kernel's hooks are its checks' slow paths: the thread's index is stored before each
+    // hook call only, so that the paths where every check passes stay free of the store and the
+    // loop can be vectorised. A kernel with loops of its own stores it first thing: the
+    // cancellation polls added to its loops later need it too, and the loop over the threads is not
+    // innermost, so the vectoriser would not take it anyway.
+    llvm::DominatorTree entryDominators(entry);
+    bool bodyLoops = !llvm::LoopInfo(entryDominators).empty();
+    // What a bound slot holds (a buffer's address, threadgroup memory's, a uniform built-in) is the
+    // same for every thread of the threadgroup; said so, its reads leave the loop even though the
+    // hook calls in it could write memory, and the addresses the accesses compute become affine
+    // in the thread (what RangeCheckVersioningPass needs).
+    for (const ArgumentInfo& a : info.arguments) {
+      bool fixed = (a.role == ArgumentRole::Buffer && !a.isReference) || a.role == ArgumentRole::ThreadgroupMemory ||
+                   (a.role == ArgumentRole::Builtin && !variesPerThread(a.builtin));
+      if (!fixed) continue;
+      for (auto& bb : entry)
+        for (auto& inst : bb) {
+          auto* slotRead = llvm::dyn_cast<llvm::LoadInst>(&inst);
+          if (!slotRead) continue;
+          auto* slotPointer = llvm::dyn_cast<llvm::LoadInst>(slotRead->getPointerOperand());
+          if (!slotPointer) continue;
+          llvm::Value* element = slotPointer->getPointerOperand();
+          llvm::APInt offset(64, 0);
+          llvm::Value* base = element->stripAndAccumulateConstantOffsets(module.getDataLayout(), offset, false);
+          if (base == entry.getArg(0) && offset == uint64_t(a.position) * sizeof(void*))
+            slotRead->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
+        }
+    }
+    llvm::InlineFunctionInfo inlining;
+    if (bodyLoops) {
+      new llvm::StoreInst(linear, threadSlot, call);
+    } else if (llvm::InlineFunction(*call, inlining).isSuccess()) {
+      std::vector<llvm::CallInst*> hooks;
+      for (auto& bb : *loop)
+        for (auto& inst : bb)
+          if (auto* c = llvm::dyn_cast<llvm::CallInst>(&inst))
+            if (llvm::Function* callee = c->getCalledFunction())
+              if (callee->getName().startswith("__mslsim_") && !callee->doesNotAccessMemory() &&
+                  callee->getName() != hook::kThreadgroupArena)
+                hooks.push_back(c);
+      for (llvm::CallInst* c : hooks) new llvm::StoreInst(linear, threadSlot, c);
+    } else {
+      new llvm::StoreInst(linear, threadSlot, call);
+    }
+  }
   return loop;
 }
 
@@ -1486,6 +1736,7 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   auto* type = llvm::FunctionType::get(i32, {ptr, i64, i32, ptr, ptr}, false);
   llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
   loop->addFnAttr(llvm::Attribute::NoUnwind);
+  copyCodeGenerationAttributes(ramp, *loop);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", loop);
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, "thread", loop);
   llvm::BasicBlock* run = llvm::BasicBlock::Create(ctx, "resume", loop);

@@ -150,6 +150,20 @@ struct VectorMathVariant {
 // kernel computes the same bits in every execution path (vectorised or not, loop body or remainder).
 void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& variant);
 
+// Bounds-check elimination by loop versioning, for checked builds (a function pass the optimiser
+// runs just before the loop vectoriser). In an innermost loop, an access whose address moves by a
+// fixed stride from one iteration to the next (in a loop over a threadgroup's threads, `a[gid]`)
+// lies in its filter range on every iteration when it does on the first and the last: one test
+// before the loop decides whether the loop runs as a copy without those checks, which the
+// vectoriser can take, or as the checked original. Then every remaining hook::kInRange call
+// becomes its compare.
+struct RangeCheckVersioningPass : llvm::PassInfoMixin<RangeCheckVersioningPass> {
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses);
+};
+// Writes out the compare each hook::kInRange call stands for (what the pass above leaves, in
+// functions it did not see).
+void lowerRangeChecks(llvm::Module& module);
+
 // A loop over a threadgroup's threads (ThreadLoopFunction) calling `entry` for each. With
 // `recordThread` (and always for a coroutine ramp) each iteration first writes the thread's index
 // to the loop's thread slot, so that the hooks (the checks' slow paths) know which thread calls.

@@ -13,6 +13,8 @@
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Scalar/DCE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/TargetSelect.h>
@@ -100,19 +102,26 @@ void initialiseLlvmOnce() {
 // are to be scheduled.
 Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
                    const std::vector<KernelInfo>& kernels, const std::function<void(llvm::Module&)>& instrument) {
-  bool vectorise = !instrument;
   llvm::PipelineTuningOptions tuning;
-  // Checked builds are not vectorised: every access stays a plain load or store the checkers see.
-  tuning.LoopVectorization = vectorise;
-  tuning.SLPVectorization = vectorise;
+  // Checked builds keep every access a plain load or store the checkers see, but for loops whose
+  // checks RangeCheckVersioningPass proved for every iteration: those run as a vectorisable copy.
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = !instrument;
   llvm::PassBuilder pb(&tm, tuning);
+  if (instrument)
+    pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
+      passes.addPass(RangeCheckVersioningPass());
+      // The copy's checks are constants now: fold the branches to their slow paths away.
+      passes.addPass(llvm::InstCombinePass());
+      passes.addPass(llvm::SimplifyCFGPass());
+    });
   // libm calls the vectoriser may replace by glibc's libmvec variant for the host (4 lanes SSE, 8
   // AVX2 or 16 AVX-512), which is within MSL's precise-math error bounds (checked by
   // tests/conformance); every other call is sent to it after optimisation (useOneVectorMathVariant).
   llvm::TargetLibraryInfoImpl libraryInfo(tm.getTargetTriple());
   std::vector<std::string> vectorNames;  // VecDesc holds StringRefs
   std::vector<llvm::VecDesc> vectorFunctions;
-  if (vectorise) {
+  {
     // One width only (useOneVectorMathVariant rewrites every other call to it).
     VectorMathVariant variant = hostVectorMathVariant(tm);
     for (const std::string& name : vectorisableMathFunctions()) vectorNames.push_back(variant.name(name));
@@ -164,7 +173,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   // Kernels that never synchronise also get a loop over a threadgroup's threads: in unchecked
   // builds for the vectoriser; in checked ones it saves a call and the built-ins' writing per
   // thread, and tells the checks' slow paths which thread runs.
-  if (!instrument) enableVectorMath(module);
+  enableVectorMath(module);
   for (const KernelInfo& k : kernels)
     if (llvm::Function* e = module.getFunction(k.entrySymbol))
       if (scheduling[k.entrySymbol] == ThreadScheduling::Sequential)
@@ -261,6 +270,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
           m, kEntryPrefix, kernelOfEntry, program.kernels, sources));
     };
   Optimised optimised = optimise(module, **tm, program.kernels, instrumentation);
+  lowerRangeChecks(module);  // what the optimiser's versioning pass did not see
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
   useOneVectorMathVariant(module, hostVectorMathVariant(**tm));
   insertCancellationPolls(module, sources);
