@@ -163,7 +163,8 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.hasThreadLoop = k["thread_loop"];
       if (!k["region_loop"].is_null()) {
         const json& r = k["region_loop"];
-        e.regionLoopLayout = RegionLoopLayout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>(), r[3].get<bool>()};
+        e.regionLoopLayout = RegionLoopLayout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>(), r[3].get<bool>(), {}};
+        for (auto& b : r[4]) e.regionLoopLayout->barriers.push_back({b[0], b[1], b[2], b[3]});
       }
       e.instrumented = k["instrumented"];
       for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
@@ -206,6 +207,12 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
     for (auto& a : k.info.arguments) args.push_back(argumentToJson(a));
     json vars = json::array();
     for (auto& v : k.threadgroupVariables) vars.push_back({v.name, v.offset, v.size, v.elementSize});
+    json regionLoop;
+    if (const auto& r = k.regionLoopLayout) {
+      json barriers = json::array();
+      for (auto& b : r->barriers) barriers.push_back({b.file, b.line, b.column, b.flags});
+      regionLoop = json{r->indexOffset, r->indexBytes, r->indexMask, r->recordsThreads, barriers};
+    }
     j["kernels"].push_back({{"info",
                              {{"name", k.info.name}, {"entry", k.info.entrySymbol},
                               {"location", position(k.info.location)},
@@ -213,9 +220,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                             {"threadgroup_bytes", k.staticThreadgroupBytes},
                             {"scheduling", int(k.scheduling)},
                             {"thread_loop", k.hasThreadLoop},
-                            {"region_loop", k.regionLoopLayout ? json{k.regionLoopLayout->indexOffset, k.regionLoopLayout->indexBytes,
-                                                                      k.regionLoopLayout->indexMask, k.regionLoopLayout->recordsThreads}
-                                                               : json()},
+                            {"region_loop", regionLoop},
                             {"instrumented", k.instrumented},
                             {"threadgroup_variables", vars}});
   }

@@ -325,7 +325,13 @@ class ThreadgroupScheduler {
   // Called by the hooks first: in region mode, the thread the JIT'd loop says is running; in a
   // checked thread loop, the one thread record becomes the thread the loop is at.
   ThreadgroupScheduler* enter() {
-    if (regionMode_) current_ = &threads_[regionThread_];
+    if (regionMode_) {
+      SimThread* running = &threads_[regionThread_];
+      if (running != current_) {
+        current_ = running;
+        setOwnReadKey(running->linear);
+      }
+    }
     else if (threadLoopMode_ && current_->linear != regionThread_) moveToLoopThread();
     return this;
   }
@@ -442,6 +448,10 @@ class ThreadgroupScheduler {
   void runSequentially(Size3 group, Size3 size, uint32_t count);
   void runRegions(Size3 group, Size3 size, uint32_t count);
   bool sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count);
+  // Region loops under checks (sync, or observers): the frames say where each thread waits.
+  void runCheckedRegions(Size3 group, Size3 size, uint32_t count);
+  bool releaseBarrierFromFrames(const RegionLoopLayout& layout, Size3 group, uint32_t count);
+  uint32_t suspensionIndex(const RegionLoopLayout& layout, uint32_t thread) const;
   // In region mode the JIT'd loops store the running thread's index here; the hooks make it current.
   uint32_t regionThread_ = 0;
   // A checked kernel's JIT'd thread loop runs: threads_[0] stands for the thread it is at.
@@ -1024,9 +1034,12 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   // Unchecked barrier-only kernels in the default order: the JIT'd region loop (see runRegions).
   // Not under the sync check, which names the barriers' lines and the threads that returned
   // before one (the region loop sees neither).
-  if (dispatch_.kernel.regionLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder &&
-      observers_.empty() && !dispatch_.facts.checks.sync)
-    return runRegions(group, size, count);
+  if (dispatch_.kernel.regionLoop && dispatch_.request.options.schedule.order == Schedule::Order::InOrder) {
+    if (observers_.empty() && !dispatch_.facts.checks.sync) return runRegions(group, size, count);
+    // Checked: barrier-only kernels whose barriers the frames name, as the hooks would.
+    const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
+    if (!layout.recordsThreads && !layout.barriers.empty()) return runCheckedRegions(group, size, count);
+  }
   prepareThreads(group, size, count);
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;
@@ -1095,6 +1108,102 @@ void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
   regionMode_ = false;
 }
 
+// Barrier-only kernels under checks: the region loop runs each region of every thread, and the
+// frames say where each thread waits (RegionLoopLayout::barriers), so that a barrier is released,
+// or a divergence reported, as resolveBarrier does it for threads that ran as coroutines. The
+// loop stores each thread's index before resuming it: the checks' hooks name that thread.
+void ThreadgroupScheduler::runCheckedRegions(Size3 group, Size3 size, uint32_t count) {
+  const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
+  prepareThreads(group, size, count);  // thread records for the hooks; the starts' arguments
+  atBarrier_ = atSimdCollective_ = 0;
+  barrierSitesDiffer_ = false;
+  current_ = nullptr;
+  regionMode_ = true;
+  frameOwner_ = 0;
+  dispatch_.kernel.threadLoop(starter_.args.data(), size[0], size[1], size[2], &regionThread_);
+  runnable_.assign(count, 0);
+  while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder) && releaseBarrierFromFrames(layout, group, count))
+    dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count, runnable_.data(), &regionThread_);
+  regionMode_ = false;
+  current_ = nullptr;
+}
+
+uint32_t ThreadgroupScheduler::suspensionIndex(const RegionLoopLayout& layout, uint32_t thread) const {
+  const char* field = frames_.get() + uint64_t(thread) * frameStride_ + layout.indexOffset;
+  uint32_t index = layout.indexBytes == 1   ? uint32_t(*reinterpret_cast<const uint8_t*>(field))
+                   : layout.indexBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(field))
+                                            : *reinterpret_cast<const uint32_t*>(field);
+  return index & layout.indexMask;
+}
+
+// What resolveBarrier does, with where each thread waits read from its frame.
+bool ThreadgroupScheduler::releaseBarrierFromFrames(const RegionLoopLayout& layout, Size3 group, uint32_t count) {
+  const std::vector<RegionBarrier>& barriers = layout.barriers;
+  // One barrier may have several suspension points (a loop unrolled around it): by index, the
+  // first index of the same barrier.
+  uint32_t sameAs[64];
+  uint32_t known = uint32_t(std::min<size_t>(barriers.size(), 64));
+  for (uint32_t i = 0; i < known; ++i) {
+    sameAs[i] = i;
+    for (uint32_t j = 0; j < i; ++j)
+      if (barriers[j].line == barriers[i].line && barriers[j].column == barriers[i].column &&
+          barriers[j].file == barriers[i].file) {
+        sameAs[i] = j;
+        break;
+      }
+  }
+  uint32_t done = 0, waiting = 0, site = 0;
+  const SimThread* returned = nullptr;
+  bool differ = false;
+  for (uint32_t i = 0; i < count; ++i) {
+    SimThread& t = threads_[i];
+    if (*reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr) {
+      t.state = ThreadState::Done;
+      runnable_[i] = 0;
+      if (!returned) returned = &t;
+      ++done;
+      continue;
+    }
+    uint32_t index = layout.indexMask ? suspensionIndex(layout, i) : 0;
+    if (index >= known) return false;  // not a suspension point the layout knows
+    if (waiting++ == 0) site = sameAs[index];
+    else differ |= sameAs[index] != site;
+    t.state = ThreadState::Runnable;
+    runnable_[i] = 1;
+  }
+  if (!waiting) return false;
+  auto callSite = [&](uint32_t index) {
+    const RegionBarrier& b = barriers[index];
+    return CallSite{b.file.c_str(), b.line, b.column};
+  };
+  if (differ) {
+    std::map<CallSite, std::vector<uint32_t>> at;
+    for (uint32_t i = 0; i < count; ++i)
+      if (runnable_[i]) at[callSite(sameAs[suspensionIndex(layout, i)])].push_back(i);
+    auto a = at.begin(), b = std::next(a);
+    Finding f{Finding::Severity::Error, "barrier-divergence",
+              "threads of one threadgroup wait at different barriers: " + describeThread(threads_[a->second[0]], group) +
+                  " (and " + std::to_string(a->second.size() - 1) + " more) at line " +
+                  std::to_string(a->first.line) + ", " + describeThread(threads_[b->second[0]], group) +
+                  " (and " + std::to_string(b->second.size() - 1) + " more) at line " +
+                  std::to_string(b->first.line),
+              {a->first.position(), b->first.position()}};
+    dispatch_.report(std::move(f));
+    return false;
+  }
+  if (done > 0 && dispatch_.facts.checks.sync)
+    dispatch_.report({Finding::Severity::Warning, "barrier-divergence",
+                      std::to_string(done) + " of " + std::to_string(count) +
+                          " threads returned without reaching this threadgroup_barrier (first: " +
+                          describeThread(*returned, group) +
+                          "); Apple GPUs let the others pass, but the MSL specification requires "
+                          "every thread of the threadgroup to reach it",
+                      {callSite(site).position()}});
+  for (auto& o : observers_) o->threadgroupBarrier(barriers[site].flags);
+  newReadGeneration();
+  return true;
+}
+
 // Barrier-only kernels: whether every unfinished thread waits at the same barrier (read from the
 // frames); false when all have finished, or (reported) when they wait at different barriers.
 bool ThreadgroupScheduler::sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count) {
@@ -1108,11 +1217,7 @@ bool ThreadgroupScheduler::sameBarrier(const RegionLoopLayout& layout, Size3 gro
   for (uint32_t i = 0; i < count; ++i) {
     const char* frame = frames_.get() + uint64_t(i) * frameStride_;
     if (*reinterpret_cast<void* const*>(frame) == nullptr) continue;  // finished
-    const char* field = frame + layout.indexOffset;
-    uint32_t index = layout.indexBytes == 1   ? uint32_t(*reinterpret_cast<const uint8_t*>(field))
-                     : layout.indexBytes == 2 ? uint32_t(*reinterpret_cast<const uint16_t*>(field))
-                                              : *reinterpret_cast<const uint32_t*>(field);
-    index &= layout.indexMask;
+    uint32_t index = suspensionIndex(layout, i);
     if (!any) {
       any = true;
       firstIndex = i;

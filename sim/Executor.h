@@ -40,11 +40,22 @@ using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint3
 // suspension points.
 using RegionLoopFunction = uint32_t (*)(void* frames, uint64_t stride, uint32_t count, const uint8_t* runnable,
                                         uint32_t* thread);
+// The threadgroup_barrier a suspension point follows, as its hook call named it.
+struct RegionBarrier {
+  std::string file;
+  unsigned line = 0, column = 0;
+  unsigned flags = 0;  // mem_flags
+};
 struct RegionLoopLayout {
   uint64_t indexOffset = 0;  // where a coroutine frame holds the index of the suspension point
   unsigned indexBytes = 1;
   uint32_t indexMask = 0xFF;  // 0: a single suspension point, no index
   bool recordsThreads = false;  // the hooks record each thread's wait (SIMD-group functions)
+  // Barrier-only kernels: by suspension index, the barrier each thread waiting there waits at, so
+  // that checks (sync, and the observers' barrier events) can run with the region loop. Empty
+  // when some suspension point could not be traced to its barrier: checked runs then resume the
+  // threads one by one.
+  std::vector<RegionBarrier> barriers;
 };
 
 // How the threads of one threadgroup take turns.

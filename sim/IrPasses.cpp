@@ -394,7 +394,16 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
     // coroutines lose them, see lowerSynchronisationToCoroutine).
     std::vector<std::pair<llvm::BasicBlock*, SourcePosition>> headers;
     std::vector<llvm::Instruction*> reads;
+    // The loops over a threadgroup's threads (buildThreadLoop: z, y, x and the copies the
+    // optimiser makes of x; buildRegionLoop: one) end after the last thread: only the kernel's own
+    // loops can spin, and only they poll (a poll per thread would cost every long dispatch a hook
+    // call per thread once the watchdog starts diagnosing). A kernel loop that can leave is nested
+    // in them; one that cannot (`while (true) {}`) is not, and has no exit.
+    unsigned threadLoopDepth = f.getName().startswith(kThreadLoopPrefix) ? 3 : f.getName().startswith(kRegionLoopPrefix) ? 1 : 0;
     for (llvm::Loop* l : loops.getLoopsInPreorder()) {
+      llvm::SmallVector<llvm::BasicBlock*, 4> exits;
+      l->getExitBlocks(exits);
+      if (l->getLoopDepth() <= threadLoopDepth && !exits.empty()) continue;
       SourcePosition where = userPosition(l->getStartLoc().get(), sources);
       for (llvm::BasicBlock* bb : l->blocks()) {
         if (!where.file.empty()) break;
@@ -1674,6 +1683,69 @@ void enableVectorMath(llvm::Module& module) {
 
 namespace mslsim {
 
+namespace {
+
+// After CoroSplit each suspension point of a barrier-only kernel stores its index in the frame
+// right after the barrier's hook call, in the same block (the ramp for the first one, the resume
+// function for the others). Empty if one store cannot be traced to its hook call.
+std::vector<RegionBarrier> barriersBySuspension(llvm::Function& ramp, llvm::Function& resume,
+                                                const RegionLoopLayout& layout) {
+  std::map<uint64_t, RegionBarrier> found;
+  bool traced = true;
+  for (llvm::Function* f : {&ramp, &resume})
+    for (auto& bb : *f)
+      for (auto& inst : bb) {
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+        if (!store || !store->getPointerOperand()->getName().startswith("index.addr")) continue;
+        auto* index = llvm::dyn_cast<llvm::ConstantInt>(store->getValueOperand());
+        if (!index) {
+          traced = false;
+          continue;
+        }
+        llvm::CallInst* hook = nullptr;
+        for (llvm::Instruction* i = store->getPrevNode(); i && !hook; i = i->getPrevNode())
+          if (auto* call = llvm::dyn_cast<llvm::CallInst>(i))
+            if (llvm::Function* callee = call->getCalledFunction())
+              if (callee->getName() == hook::kThreadgroupBarrier) hook = call;
+        llvm::StringRef file;
+        auto* flags = hook ? llvm::dyn_cast<llvm::ConstantInt>(hook->getArgOperand(0)) : nullptr;
+        auto* line = hook ? llvm::dyn_cast<llvm::ConstantInt>(hook->getArgOperand(2)) : nullptr;
+        auto* column = hook ? llvm::dyn_cast<llvm::ConstantInt>(hook->getArgOperand(3)) : nullptr;
+        if (!flags || !line || !column || !llvm::getConstantStringInfo(hook->getArgOperand(1), file)) {
+          traced = false;
+          continue;
+        }
+        RegionBarrier barrier{file.str(), unsigned(line->getZExtValue()), unsigned(column->getZExtValue()),
+                              unsigned(flags->getZExtValue())};
+        auto [at, added] = found.emplace(index->getZExtValue() & layout.indexMask, barrier);
+        if (!added && (at->second.file != barrier.file || at->second.line != barrier.line ||
+                       at->second.column != barrier.column || at->second.flags != barrier.flags))
+          traced = false;  // one index, two barriers
+      }
+  // A single suspension point has no index: the one hook call before the ramp's return.
+  if (layout.indexMask == 0 && found.empty()) {
+    std::vector<llvm::CallInst*> hooks;
+    for (auto& bb : ramp)
+      for (auto& inst : bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+          if (call->getCalledFunction() && call->getCalledFunction()->getName() == hook::kThreadgroupBarrier)
+            hooks.push_back(call);
+    llvm::StringRef file;
+    if (hooks.size() != 1 || !llvm::getConstantStringInfo(hooks[0]->getArgOperand(1), file)) return {};
+    auto* flags = llvm::dyn_cast<llvm::ConstantInt>(hooks[0]->getArgOperand(0));
+    auto* line = llvm::dyn_cast<llvm::ConstantInt>(hooks[0]->getArgOperand(2));
+    auto* column = llvm::dyn_cast<llvm::ConstantInt>(hooks[0]->getArgOperand(3));
+    if (!flags || !line || !column) return {};
+    return {{file.str(), unsigned(line->getZExtValue()), unsigned(column->getZExtValue()), unsigned(flags->getZExtValue())}};
+  }
+  if (!traced || found.empty() || found.rbegin()->first >= found.size()) return {};  // indices 0..n-1, each traced
+  std::vector<RegionBarrier> barriers;
+  for (auto& [index, barrier] : found) barriers.push_back(barrier);
+  return barriers;
+}
+
+}  // namespace
+
 std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name) {
   llvm::Module& module = *ramp.getParent();
   llvm::Function* resume = module.getFunction((ramp.getName() + ".resume").str());
@@ -1724,6 +1796,8 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
     result.indexBytes = unsigned(layout.getTypeStoreSize(load->getType()));
     break;
   }
+
+  if (!simd) result.barriers = barriersBySuspension(ramp, *resume, result);
 
   // u32 regions(ptr frames, i64 stride, i32 count, ptr runnable, ptr threadSlot): resumes every
   // unfinished thread whose runnable byte is set, after storing its index in *threadSlot. Returns

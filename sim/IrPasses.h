@@ -164,6 +164,11 @@ struct RangeCheckVersioningPass : llvm::PassInfoMixin<RangeCheckVersioningPass> 
 // functions it did not see).
 void lowerRangeChecks(llvm::Module& module);
 
+// The symbols of the loops built around a kernel: kThreadLoopPrefix + name (buildThreadLoop),
+// kRegionLoopPrefix + name (buildRegionLoop).
+constexpr const char* kThreadLoopPrefix = "__mslsim_loop.";
+constexpr const char* kRegionLoopPrefix = "__mslsim_regions.";
+
 // A loop over a threadgroup's threads (ThreadLoopFunction) calling `entry` for each. With
 // `recordThread` (and always for a coroutine ramp) each iteration first writes the thread's index
 // to the loop's thread slot, so that the hooks (the checks' slow paths) know which thread calls.

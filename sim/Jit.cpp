@@ -35,8 +35,8 @@ namespace {
 
 constexpr const char* kEntryPrefix = "__mslsim_entry.";
 
-std::string threadLoopSymbol(const std::string& entrySymbol) { return "__mslsim_loop." + entrySymbol.substr(std::strlen(kEntryPrefix)); }
-std::string regionLoopSymbol(const std::string& entrySymbol) { return "__mslsim_regions." + entrySymbol.substr(std::strlen(kEntryPrefix)); }
+std::string threadLoopSymbol(const std::string& entrySymbol) { return kThreadLoopPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
+std::string regionLoopSymbol(const std::string& entrySymbol) { return kRegionLoopPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 
 // Clears ArgumentInfo::used for the parameters the optimised code of a kernel never reads. Its
 // functions that take the argument table (`void** args`, one slot per parameter position: the
@@ -181,9 +181,10 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
   mpm.run(module, mam);
   Optimised result;
-  if (!instrument) {
+  {
     // Split coroutines of barrier-only kernels also get a loop over the threadgroup's frames,
-    // optimised with their resume function inlined.
+    // optimised with their resume function inlined (checked builds too: the hooks of their
+    // checks' slow paths learn the thread from the loop).
     for (const KernelInfo& k : kernels)
       if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines)
         if (llvm::Function* ramp = module.getFunction(k.entrySymbol))
