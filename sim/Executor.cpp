@@ -451,6 +451,13 @@ class ThreadgroupScheduler {
   // Region loops under checks (sync, or observers): the frames say where each thread waits.
   void runCheckedRegions(Size3 group, Size3 size, uint32_t count);
   bool releaseBarrierFromFrames(const RegionLoopLayout& layout, Size3 group, uint32_t count);
+  // The sync check's findings, the same whether the threads ran as coroutines or in a region loop:
+  // threads waiting at two barriers (the first of each and how many more), and threads that
+  // returned before the barrier the others wait at.
+  Finding barriersDiffer(Size3 group, CallSite a, const SimThread& firstAtA, size_t atA, CallSite b,
+                         const SimThread& firstAtB, size_t atB) const;
+  Finding barrierSkipped(Size3 group, CallSite site, uint32_t returned, uint32_t count,
+                         const SimThread& firstReturned) const;
   uint32_t suspensionIndex(const RegionLoopLayout& layout, uint32_t thread) const;
   // In region mode the JIT'd loops store the running thread's index here; the hooks make it current.
   uint32_t regionThread_ = 0;
@@ -1136,6 +1143,27 @@ uint32_t ThreadgroupScheduler::suspensionIndex(const RegionLoopLayout& layout, u
   return index & layout.indexMask;
 }
 
+Finding ThreadgroupScheduler::barriersDiffer(Size3 group, CallSite a, const SimThread& firstAtA, size_t atA, CallSite b,
+                                             const SimThread& firstAtB, size_t atB) const {
+  return {Finding::Severity::Error, "barrier-divergence",
+          "threads of one threadgroup wait at different barriers: " + describeThread(firstAtA, group) + " (and " +
+              std::to_string(atA - 1) + " more) at line " + std::to_string(a.line) + ", " +
+              describeThread(firstAtB, group) + " (and " + std::to_string(atB - 1) + " more) at line " +
+              std::to_string(b.line),
+          {a.position(), b.position()}};
+}
+
+Finding ThreadgroupScheduler::barrierSkipped(Size3 group, CallSite site, uint32_t returned, uint32_t count,
+                                             const SimThread& firstReturned) const {
+  return {Finding::Severity::Warning, "barrier-divergence",
+          std::to_string(returned) + " of " + std::to_string(count) +
+              " threads returned without reaching this threadgroup_barrier (first: " +
+              describeThread(firstReturned, group) +
+              "); Apple GPUs let the others pass, but the MSL specification requires every thread of the "
+              "threadgroup to reach it",
+          {site.position()}};
+}
+
 // What resolveBarrier does, with where each thread waits read from its frame.
 bool ThreadgroupScheduler::releaseBarrierFromFrames(const RegionLoopLayout& layout, Size3 group, uint32_t count) {
   const std::vector<RegionBarrier>& barriers = layout.barriers;
@@ -1181,24 +1209,11 @@ bool ThreadgroupScheduler::releaseBarrierFromFrames(const RegionLoopLayout& layo
     for (uint32_t i = 0; i < count; ++i)
       if (runnable_[i]) at[callSite(sameAs[suspensionIndex(layout, i)])].push_back(i);
     auto a = at.begin(), b = std::next(a);
-    Finding f{Finding::Severity::Error, "barrier-divergence",
-              "threads of one threadgroup wait at different barriers: " + describeThread(threads_[a->second[0]], group) +
-                  " (and " + std::to_string(a->second.size() - 1) + " more) at line " +
-                  std::to_string(a->first.line) + ", " + describeThread(threads_[b->second[0]], group) +
-                  " (and " + std::to_string(b->second.size() - 1) + " more) at line " +
-                  std::to_string(b->first.line),
-              {a->first.position(), b->first.position()}};
-    dispatch_.report(std::move(f));
+    dispatch_.report(barriersDiffer(group, a->first, threads_[a->second[0]], a->second.size(), b->first,
+                                    threads_[b->second[0]], b->second.size()));
     return false;
   }
-  if (done > 0 && dispatch_.facts.checks.sync)
-    dispatch_.report({Finding::Severity::Warning, "barrier-divergence",
-                      std::to_string(done) + " of " + std::to_string(count) +
-                          " threads returned without reaching this threadgroup_barrier (first: " +
-                          describeThread(*returned, group) +
-                          "); Apple GPUs let the others pass, but the MSL specification requires "
-                          "every thread of the threadgroup to reach it",
-                      {callSite(site).position()}});
+  if (done > 0 && dispatch_.facts.checks.sync) dispatch_.report(barrierSkipped(group, callSite(site), done, count, *returned));
   for (auto& o : observers_) o->threadgroupBarrier(barriers[site].flags);
   newReadGeneration();
   return true;
@@ -1543,14 +1558,8 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
     for (auto& t : threads_)
       if (t.state == ThreadState::AtThreadgroupBarrier) waiting[t.site].push_back(&t);
     auto a = waiting.begin(), b = std::next(a);
-    Finding f{Finding::Severity::Error, "barrier-divergence",
-              "threads of one threadgroup wait at different barriers: " + describeThread(*a->second[0], group) +
-                  " (and " + std::to_string(a->second.size() - 1) + " more) at line " +
-                  std::to_string(a->first.line) + ", " + describeThread(*b->second[0], group) +
-                  " (and " + std::to_string(b->second.size() - 1) + " more) at line " +
-                  std::to_string(b->first.line),
-              {a->first.position(), b->first.position()}};
-    dispatch_.report(std::move(f));
+    dispatch_.report(barriersDiffer(group, a->first, *a->second[0], a->second.size(), b->first, *b->second[0],
+                                    b->second.size()));
     return false;
   }
   const CallSite site = firstWaiting->site;
@@ -1561,13 +1570,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
         returned = &t;
         break;
       }
-    dispatch_.report({Finding::Severity::Warning, "barrier-divergence",
-                      std::to_string(done) + " of " + std::to_string(threads_.size()) +
-                          " threads returned without reaching this threadgroup_barrier (first: " +
-                          describeThread(*returned, group) +
-                          "); Apple GPUs let the others pass, but the MSL specification requires "
-                          "every thread of the threadgroup to reach it",
-                      {site.position()}});
+    dispatch_.report(barrierSkipped(group, site, done, uint32_t(threads_.size()), *returned));
   }
   unsigned flags = 0;
   for (auto& t : threads_)
