@@ -459,6 +459,7 @@ class ThreadgroupScheduler {
   Finding barrierSkipped(Size3 group, CallSite site, uint32_t returned, uint32_t count,
                          const SimThread& firstReturned) const;
   uint32_t suspensionIndex(const RegionLoopLayout& layout, uint32_t thread) const;
+  std::vector<uint32_t> barrierOfSuspension_;  // runCheckedRegions: suspension index -> first index of its barrier
   // In region mode the JIT'd loops store the running thread's index here; the hooks make it current.
   uint32_t regionThread_ = 0;
   // A checked kernel's JIT'd thread loop runs: threads_[0] stands for the thread it is at.
@@ -1121,6 +1122,21 @@ void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
 // loop stores each thread's index before resuming it: the checks' hooks name that thread.
 void ThreadgroupScheduler::runCheckedRegions(Size3 group, Size3 size, uint32_t count) {
   const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
+  // One barrier may have several suspension points (a loop unrolled around it): by index, the
+  // first index of the same barrier. Once per kernel, not per region.
+  if (barrierOfSuspension_.size() != layout.barriers.size()) {
+    const std::vector<RegionBarrier>& barriers = layout.barriers;
+    barrierOfSuspension_.resize(barriers.size());
+    for (uint32_t i = 0; i < barriers.size(); ++i) {
+      barrierOfSuspension_[i] = i;
+      for (uint32_t j = 0; j < i; ++j)
+        if (barriers[j].line == barriers[i].line && barriers[j].column == barriers[i].column &&
+            barriers[j].file == barriers[i].file) {
+          barrierOfSuspension_[i] = j;
+          break;
+        }
+    }
+  }
   prepareThreads(group, size, count);  // thread records for the hooks; the starts' arguments
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;
@@ -1167,19 +1183,8 @@ Finding ThreadgroupScheduler::barrierSkipped(Size3 group, CallSite site, uint32_
 // What resolveBarrier does, with where each thread waits read from its frame.
 bool ThreadgroupScheduler::releaseBarrierFromFrames(const RegionLoopLayout& layout, Size3 group, uint32_t count) {
   const std::vector<RegionBarrier>& barriers = layout.barriers;
-  // One barrier may have several suspension points (a loop unrolled around it): by index, the
-  // first index of the same barrier.
-  uint32_t sameAs[64];
-  uint32_t known = uint32_t(std::min<size_t>(barriers.size(), 64));
-  for (uint32_t i = 0; i < known; ++i) {
-    sameAs[i] = i;
-    for (uint32_t j = 0; j < i; ++j)
-      if (barriers[j].line == barriers[i].line && barriers[j].column == barriers[i].column &&
-          barriers[j].file == barriers[i].file) {
-        sameAs[i] = j;
-        break;
-      }
-  }
+  const std::vector<uint32_t>& sameAs = barrierOfSuspension_;
+  const uint32_t known = uint32_t(sameAs.size());
   uint32_t done = 0, waiting = 0, site = 0;
   const SimThread* returned = nullptr;
   bool differ = false;
