@@ -12,7 +12,7 @@ const KernelInfo& Kernel::info() const { return kernel_->info; }
 Library Library::compileFile(const std::string& path, const BuildOptions& o) {
   try {
     Library l;
-    l.program_ = Program::compileFile(path, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants},
+    l.program_ = Program::compileFile(path, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants, o.kernels},
                                       o.checked);
     return l;
   } catch (const CompileFailed& e) {
@@ -24,7 +24,7 @@ Library Library::compileSource(const std::string& name, const std::string& sourc
   try {
     Library l;
     l.program_ =
-        Program::compileSource(name, source, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants},
+        Program::compileSource(name, source, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants, o.kernels},
                                o.checked);
     return l;
   } catch (const CompileFailed& e) {
@@ -33,9 +33,7 @@ Library Library::compileSource(const std::string& name, const std::string& sourc
 }
 
 std::vector<std::string> Library::kernelNames() const {
-  std::vector<std::string> names;
-  for (auto& k : program_->kernels()) names.push_back(k.info.name);
-  return names;
+  return program_->kernelNames();
 }
 
 Kernel Library::kernel(const std::string& name) const {
@@ -72,6 +70,16 @@ Dispatch& Dispatch::bind(unsigned bufferIndex, HostArray& array) {
 Dispatch& Dispatch::bind(unsigned bufferIndex, HostArray& allocation, uint64_t offset) {
   launch_->bindBuffer(bufferIndex, allocation, offset, allocation.dtype == DType::UInt8,
                       "buffer " + std::to_string(bufferIndex) + " (at byte " + std::to_string(offset) + ")");
+  return *this;
+}
+
+Dispatch& Dispatch::bind(unsigned bufferIndex, void* allocation, uint64_t bytes, uint64_t offset) {
+  if (offset > bytes)
+    throw Error("buffer " + std::to_string(bufferIndex) + ": offset " + std::to_string(offset) +
+                " is past the end of its " + std::to_string(bytes) + "-byte allocation");
+  launch_->bindMemory(bufferIndex, static_cast<uint8_t*>(allocation) + offset, bytes - offset, DType::UInt8,
+                      "buffer " + std::to_string(bufferIndex) + " (at byte " + std::to_string(offset) + ")",
+                      allocation, bytes, false, /*raw=*/true);
   return *this;
 }
 

@@ -104,6 +104,7 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
   auto sources = compiled.program.sources;
   program->sources_ = sources;
+  for (auto& k : compiled.declaredKernels) program->declaredKernels_.push_back(k.name);
   // No kernel chosen (options.kernels empty): checked, but no code until kernel() asks for one.
   if (compiled.program.module) {
     CompiledObject object;
@@ -158,6 +159,17 @@ const ExecutableKernel& Program::kernel(const std::string& name) const {
   if (!named(*generated)) throw noSuchKernel(name, listKernels(path_, source_, options_));
   std::lock_guard<std::mutex> lock(onDemandMutex_);
   return *named(*onDemand_.emplace(name, generated).first->second);
+}
+
+std::vector<std::string> Program::kernelNames() const {
+  std::vector<std::string> names;
+  if (options_.kernels) {
+    // Loaded from a cache entry holding every kernel, the declared list was not parsed.
+    if (declaredKernels_.empty() && kernels_.empty()) return listKernels(path_, source_, options_);
+    if (!declaredKernels_.empty()) return declaredKernels_;
+  }
+  for (auto& k : kernels_) names.push_back(k.info.name);
+  return names;
 }
 
 Error Program::noSuchKernel(const std::string& name, const std::vector<std::string>& names) const {

@@ -61,6 +61,8 @@ class Program {
   // Generates the kernel's code if it has none yet. Throws Error naming the available kernels
   // when `name` is not one of them.
   const ExecutableKernel& kernel(const std::string& name) const;
+  // Every kernel of the file by host name, whether it has code yet or not.
+  std::vector<std::string> kernelNames() const;
   // The host names of every kernel in a file: a parse, no code.
   static std::vector<std::string> listKernels(const std::string& path, const std::string& source,
                                               const CompileOptions& options);
@@ -82,6 +84,7 @@ class Program {
   mutable std::map<std::string, std::shared_ptr<const Program>> onDemand_;  // kernels generated later
   std::shared_ptr<const SourceIndex> sources_;
   std::vector<ExecutableKernel> kernels_;
+  std::vector<std::string> declaredKernels_;  // when code is generated on demand (options_.kernels)
   std::vector<Diagnostic> warnings_;
   double compileMs_ = 0;
   bool fromDiskCache_ = false;

@@ -12,8 +12,7 @@
 
 namespace mslsim {
 
-// Parses `--check` lists: "races,bounds,uninit,sync,simd", "all", "none" (throws Error).
-CheckSet parseCheckList(const std::string& list);
+// parseCheckList (`--check` lists) is declared with CheckSet in <mslsim/types.h>.
 // Parses `--schedule`: "in-order", "reverse", "random" or "random:SEED" (throws Error).
 Schedule parseSchedule(const std::string& text);
 

@@ -14,6 +14,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct BuildOptions {
   // Checked builds carry the instrumentation bounds/races/uninit checks need; an unchecked build
   // runs faster and only runs sync checks.
   bool checked = true;
+  // Which kernels get code now, by name: every kernel when unset. The source is parsed and checked
+  // either way (errors are thrown at once); a kernel not listed gets its code when kernel() first
+  // asks for it, as a Metal library makes code per pipeline.
+  std::optional<std::vector<std::string>> kernels;
 };
 
 // The kernel failed to compile: `diagnostics()` point at the user's file, line and column.
@@ -80,7 +85,7 @@ class Library {
   static Library compileSource(const std::string& name, const std::string& source,
                                const BuildOptions& options = {});
 
-  std::vector<std::string> kernelNames() const;
+  std::vector<std::string> kernelNames() const;  // every kernel of the source, with code or not
   Kernel kernel(const std::string& name) const;  // throws Error naming the kernels there are
   const std::vector<Diagnostic>& warnings() const;
 
@@ -117,6 +122,9 @@ class Dispatch {
   // past the view but inside the allocation are legal). A uint8 allocation is untyped memory and
   // binds to any element type, like an MTLBuffer packing tensors of several types.
   Dispatch& bind(unsigned bufferIndex, HostArray& allocation, uint64_t offset);
+  // The same over memory the caller owns (an MTLBuffer's contents): `bytes` bytes at `allocation`,
+  // untyped, bound at byte `offset`. The memory must outlive run().
+  Dispatch& bind(unsigned bufferIndex, void* allocation, uint64_t bytes, uint64_t offset);
   Dispatch& threadgroupMemory(unsigned index, uint64_t bytes);
   // Throws Error for binding mistakes (naming the argument); kernel bugs are in the Report.
   Report run(Size3 grid, Size3 threadgroup, DispatchMode mode = DispatchMode::Threads,

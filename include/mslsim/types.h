@@ -96,6 +96,8 @@ struct CheckSet {
   static CheckSet none() { return {false, false, false, false, false, false, false}; }
   static CheckSet all() { return {true, true, true, true, true, false, false}; }
 };
+// Parses a `--check` list: "races,bounds,uninit,sync,simd,align", "all", "none" (throws Error).
+CheckSet parseCheckList(const std::string& list);
 
 // The order in which threads of a threadgroup run between synchronisation points, and in which
 // threadgroups are taken (`--schedule`). Order-dependent results (a race the checks were not asked

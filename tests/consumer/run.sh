@@ -11,6 +11,12 @@ cmake -S "$source/examples/cmake-consumer" -B "$build/consumer-build" -G Ninja \
   -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$build/consumer-build" > /dev/null
 "$build/consumer-build/saxpy_test"
+# A metal-cpp program, unchanged from macOS, against mslsim::metal.
+rm -rf "$build/consumer-metal-build"
+cmake -S "$source/examples/metal-cpp" -B "$build/consumer-metal-build" -G Ninja \
+  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build "$build/consumer-metal-build" > /dev/null
+"$build/consumer-metal-build/metal_cpp_softmax" "$source/examples/metal-cpp/kernels.metal"
 # The Python package lands where the interpreter looks under the prefix.
 site=$(ls -d "$prefix"/lib/python3*/dist-packages)
 PYTHONPATH=$site /usr/bin/python3 -c "

@@ -1,0 +1,401 @@
+// Work: compute encoders record dispatches into command buffers; committed buffers run in order on
+// their queue's thread; a dispatch whose checks find an error fails its command buffer.
+#include "Objects.h"
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+
+namespace mslsim::metal {
+
+namespace {
+
+constexpr const char* kCommandBufferErrorDomain = "MTLCommandBufferErrorDomain";
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+mslsim::Size3 size3(MTL::Size s, const char* what, std::string& problem) {
+  for (NS::UInteger v : {s.width, s.height, s.depth})
+    if (v > UINT32_MAX && problem.empty()) problem = std::string(what) + " is larger than 2^32 in one dimension";
+  return {uint32_t(s.width), uint32_t(s.height), uint32_t(s.depth)};
+}
+
+}  // namespace
+
+std::string DeviceObject::execute(const RecordedDispatch& d) {
+  if (!d.problem.empty()) return d.problem;
+  auto* pipeline = static_cast<const ComputePipelineStateObject*>(d.pipeline.get());
+  const std::string& kernel = pipeline->kernel.name();
+  uint64_t threads = uint64_t(d.threadgroup[0]) * d.threadgroup[1] * d.threadgroup[2];
+  if (threads > pipeline->maxThreads)
+    return "kernel '" + kernel + "': a threadgroup of " + std::to_string(threads) +
+           " threads is more than the pipeline's maxTotalThreadsPerThreadgroup (" +
+           std::to_string(pipeline->maxThreads) + ")";
+  try {
+    mslsim::Dispatch dispatch(pipeline->kernel);
+    for (auto& [index, binding] : d.buffers) {
+      if (binding.buffer) {
+        auto* b = static_cast<BufferObject*>(binding.buffer.get());
+        dispatch.bind(index, b->data, b->length, binding.offset);
+      } else {
+        dispatch.bind(index, binding.bytes->data(), binding.bytes->size(), 0);
+      }
+    }
+    for (auto& [index, bytes] : d.threadgroupMemory) dispatch.threadgroupMemory(index, bytes);
+    mslsim::Report report;
+    {
+      std::lock_guard<std::mutex> lock(execution);
+      report = dispatch.run(d.grid, d.threadgroup, d.mode, dispatchOptions);
+    }
+    if (!report.hasErrors() && report.completed) return "";
+    if (!reportJsonPath.empty()) {
+      std::lock_guard<std::mutex> lock(reportMutex);
+      std::string json = report.json;
+      for (auto& c : json)
+        if (c == '\n') c = ' ';
+      std::ofstream(reportJsonPath, std::ios::app) << json << "\n";
+    }
+    std::string text = report.text;
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return "mslsim found errors in kernel '" + kernel + "':\n" +
+           (text.empty() ? std::string("the dispatch did not complete") : text);
+  } catch (const mslsim::Error& e) {
+    return "kernel '" + kernel + "': " + e.what();
+  }
+}
+
+// --- Command buffers ---------------------------------------------------------------------------------
+
+void CommandBufferObject::setStatus(MTL::CommandBufferStatus s) {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    status = s;
+  }
+  changed.notify_all();
+}
+
+void CommandBufferObject::run() {
+  NS::SharedPtr<NS::AutoreleasePool> pool = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
+  setStatus(MTL::CommandBufferStatusScheduled);
+  for (auto& handler : scheduledHandlers) handler(this);
+  DeviceObject& d = mslsim::metal::device(queue->device());
+  startTime = now();
+  std::string failure;
+  for (auto& command : commands) {
+    if (command.event) {
+      // Signals still happen after a failure, so that work waiting on this buffer is not stuck.
+      auto* event = static_cast<MTL::SharedEvent*>(command.event->event.get());
+      if (command.event->signal)
+        event->setSignaledValue(command.event->value);
+      else
+        static_cast<SharedEventObject*>(event)->waitFor(command.event->value);
+    } else if (failure.empty()) {
+      failure = d.execute(*command.dispatch);
+    }
+  }
+  endTime = now();
+  if (!failure.empty()) {
+    std::lock_guard<std::mutex> lock(mutex);
+    error.reset(makeError(kCommandBufferErrorDomain, MTL::CommandBufferErrorInternal, failure));
+  }
+  commands.clear();  // what the dispatches held (buffers, pipelines) is released now
+  setStatus(failure.empty() ? MTL::CommandBufferStatusCompleted : MTL::CommandBufferStatusError);
+  for (auto& handler : completedHandlers) handler(this);
+  completedHandlers.clear();
+  scheduledHandlers.clear();
+}
+
+// --- Queues ------------------------------------------------------------------------------------------
+
+void CommandQueueObject::submit(CommandBufferObject* buffer) {
+  std::lock_guard<std::mutex> lock(work->mutex);
+  work->pending.push_back(retained(buffer));
+  if (!thread.joinable())
+    thread = std::thread([work = work] {
+      std::unique_lock<std::mutex> lock(work->mutex);
+      for (;;) {
+        work->ready.wait(lock, [&] { return work->stopping || !work->pending.empty(); });
+        if (work->pending.empty()) return;
+        CommandBufferObject* next = work->pending.front();
+        work->pending.pop_front();
+        lock.unlock();
+        next->run();
+        next->release();
+        lock.lock();
+      }
+    });
+  work->ready.notify_one();
+}
+
+CommandQueueObject::~CommandQueueObject() {
+  {
+    std::lock_guard<std::mutex> lock(work->mutex);
+    work->stopping = true;
+  }
+  work->ready.notify_one();
+  if (thread.joinable()) {
+    if (thread.get_id() == std::this_thread::get_id())
+      thread.detach();  // released by its own completion handler: it ends by itself
+    else
+      thread.join();
+  }
+}
+
+// --- Encoders ----------------------------------------------------------------------------------------
+
+void ComputeCommandEncoderObject::record(mslsim::DispatchMode mode, MTL::Size grid, MTL::Size threadgroup) {
+  auto dispatch = std::make_unique<RecordedDispatch>();
+  dispatch->pipeline = pipeline;
+  dispatch->buffers = buffers;
+  dispatch->threadgroupMemory = threadgroupMemory;
+  dispatch->mode = mode;
+  dispatch->grid = size3(grid, "the grid", dispatch->problem);
+  dispatch->threadgroup = size3(threadgroup, "the threadgroup", dispatch->problem);
+  if (ended) dispatch->problem = "a dispatch was encoded after endEncoding()";
+  if (!pipeline) dispatch->problem = "a dispatch was encoded with no compute pipeline state set";
+  auto* cb = static_cast<CommandBufferObject*>(commandBuffer.get());
+  Command command;
+  command.dispatch = std::move(dispatch);
+  cb->commands.push_back(std::move(command));
+}
+
+}  // namespace mslsim::metal
+
+using namespace mslsim::metal;
+
+namespace MTL {
+
+#define MSLSIM_SELF static_cast<CommandBufferObject*>(this)
+#define MSLSIM_CSELF static_cast<const CommandBufferObject*>(this)
+
+namespace {
+
+ComputeCommandEncoder* newEncoder(CommandBuffer* buffer, DispatchType type) {
+  auto* e = new ComputeCommandEncoderObject();
+  e->commandBuffer.reset(buffer);
+  e->dispatchType = type;
+  static_cast<CommandBufferObject*>(buffer)->openEncoder = e;
+  return mslsim::metal::autoreleased<ComputeCommandEncoder>(e);
+}
+
+CommandBuffer* newCommandBuffer(CommandQueue* queue, bool retainedReferences, CommandBufferErrorOption options) {
+  auto* b = new CommandBufferObject();
+  b->queue.reset(queue);
+  b->retainedReferences = retainedReferences;
+  b->errorOptions = options;
+  return mslsim::metal::autoreleased<CommandBuffer>(b);
+}
+
+}  // namespace
+
+ComputeCommandEncoder* CommandBuffer::computeCommandEncoder() { return newEncoder(this, DispatchTypeSerial); }
+ComputeCommandEncoder* CommandBuffer::computeCommandEncoder(DispatchType type) { return newEncoder(this, type); }
+ComputeCommandEncoder* CommandBuffer::computeCommandEncoder(const ComputePassDescriptor* d) {
+  return newEncoder(this, d ? static_cast<const ComputePassDescriptorObject*>(d)->dispatchType : DispatchTypeSerial);
+}
+
+void CommandBuffer::enqueue() {
+  if (MSLSIM_SELF->status == CommandBufferStatusNotEnqueued) MSLSIM_SELF->setStatus(CommandBufferStatusEnqueued);
+}
+
+void CommandBuffer::commit() {
+  auto* b = MSLSIM_SELF;
+  if (status() >= CommandBufferStatusCommitted) return;  // Metal raises; committing twice changes nothing here
+  b->setStatus(CommandBufferStatusCommitted);
+  static_cast<CommandQueueObject*>(b->queue.get())->submit(b);
+}
+
+void CommandBuffer::waitUntilScheduled() {
+  auto* b = MSLSIM_SELF;
+  std::unique_lock<std::mutex> lock(b->mutex);
+  b->changed.wait(lock, [&] { return b->status >= CommandBufferStatusScheduled; });
+}
+
+void CommandBuffer::waitUntilCompleted() {
+  auto* b = MSLSIM_SELF;
+  std::unique_lock<std::mutex> lock(b->mutex);
+  b->changed.wait(lock, [&] { return b->status >= CommandBufferStatusCompleted; });
+}
+
+void CommandBuffer::addScheduledHandler(const HandlerFunction& handler) { MSLSIM_SELF->scheduledHandlers.push_back(handler); }
+void CommandBuffer::addCompletedHandler(const HandlerFunction& handler) { MSLSIM_SELF->completedHandlers.push_back(handler); }
+
+void CommandBuffer::encodeSignalEvent(const Event* event, uint64_t value) {
+  Command c;
+  c.event = std::make_unique<EventCommand>();
+  c.event->event.reset(event);
+  c.event->value = value;
+  c.event->signal = true;
+  MSLSIM_SELF->commands.push_back(std::move(c));
+}
+
+void CommandBuffer::encodeWait(const Event* event, uint64_t value) {
+  Command c;
+  c.event = std::make_unique<EventCommand>();
+  c.event->event.reset(event);
+  c.event->value = value;
+  MSLSIM_SELF->commands.push_back(std::move(c));
+}
+
+CommandBufferStatus CommandBuffer::status() const {
+  std::lock_guard<std::mutex> lock(MSLSIM_CSELF->mutex);
+  return MSLSIM_CSELF->status;
+}
+NS::Error* CommandBuffer::error() const {
+  std::lock_guard<std::mutex> lock(MSLSIM_CSELF->mutex);
+  return MSLSIM_CSELF->error.get();
+}
+CommandBufferErrorOption CommandBuffer::errorOptions() const { return MSLSIM_CSELF->errorOptions; }
+bool CommandBuffer::retainedReferences() const { return MSLSIM_CSELF->retainedReferences; }
+CommandQueue* CommandBuffer::commandQueue() const { return MSLSIM_CSELF->queue.get(); }
+Device* CommandBuffer::device() const { return MSLSIM_CSELF->queue->device(); }
+NS::String* CommandBuffer::label() const { return MSLSIM_CSELF->label.get(); }
+void CommandBuffer::setLabel(const NS::String* l) { MSLSIM_SELF->label.reset(l); }
+void CommandBuffer::pushDebugGroup(const NS::String*) {}
+void CommandBuffer::popDebugGroup() {}
+double CommandBuffer::kernelStartTime() const { return MSLSIM_CSELF->startTime; }
+double CommandBuffer::kernelEndTime() const { return MSLSIM_CSELF->endTime; }
+double CommandBuffer::GPUStartTime() const { return MSLSIM_CSELF->startTime; }
+double CommandBuffer::GPUEndTime() const { return MSLSIM_CSELF->endTime; }
+void CommandBuffer::useResidencySet(const ResidencySet*) {}
+void CommandBuffer::useResidencySets(const ResidencySet* const[], NS::UInteger) {}
+#undef MSLSIM_SELF
+#undef MSLSIM_CSELF
+
+// --- Encoders ----------------------------------------------------------------------------------------
+
+void CommandEncoder::endEncoding() {
+  // Compute encoders are the only encoders there are.
+  auto* e = static_cast<ComputeCommandEncoderObject*>(this);
+  e->ended = true;
+  // What the encoder held is in its recorded dispatches now; they hold it until they have run.
+  e->pipeline.reset();
+  e->buffers.clear();
+  e->threadgroupMemory.clear();
+  auto* b = static_cast<CommandBufferObject*>(e->commandBuffer.get());
+  if (b->openEncoder == e) b->openEncoder = nullptr;
+}
+Device* CommandEncoder::device() const { return static_cast<const ComputeCommandEncoderObject*>(this)->commandBuffer->device(); }
+NS::String* CommandEncoder::label() const { return static_cast<const ComputeCommandEncoderObject*>(this)->label.get(); }
+void CommandEncoder::setLabel(const NS::String* l) { static_cast<ComputeCommandEncoderObject*>(this)->label.reset(l); }
+void CommandEncoder::pushDebugGroup(const NS::String*) {}
+void CommandEncoder::popDebugGroup() {}
+void CommandEncoder::insertDebugSignpost(const NS::String*) {}
+
+#define MSLSIM_SELF static_cast<ComputeCommandEncoderObject*>(this)
+void ComputeCommandEncoder::setComputePipelineState(const ComputePipelineState* state) { MSLSIM_SELF->pipeline.reset(state); }
+
+void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset, NS::UInteger index) {
+  RecordedDispatch::BufferBinding b;
+  b.buffer.reset(buffer);
+  b.offset = offset;
+  if (buffer)
+    MSLSIM_SELF->buffers[unsigned(index)] = std::move(b);
+  else
+    MSLSIM_SELF->buffers.erase(unsigned(index));
+}
+void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset, NS::UInteger, NS::UInteger index) {
+  setBuffer(buffer, offset, index);
+}
+void ComputeCommandEncoder::setBuffers(const Buffer* const buffers[], const NS::UInteger offsets[], NS::Range range) {
+  for (NS::UInteger i = 0; i < range.length; ++i) setBuffer(buffers[i], offsets[i], range.location + i);
+}
+void ComputeCommandEncoder::setBufferOffset(NS::UInteger offset, NS::UInteger index) {
+  auto it = MSLSIM_SELF->buffers.find(unsigned(index));
+  if (it != MSLSIM_SELF->buffers.end()) it->second.offset = offset;
+}
+
+void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS::UInteger index) {
+  // A small allocation of its own, copied now (the caller's memory may be gone when it runs).
+  RecordedDispatch::BufferBinding b;
+  b.bytes = std::make_shared<mslsim::DeviceBytes>(static_cast<const uint8_t*>(bytes),
+                                                  static_cast<const uint8_t*>(bytes) + length);
+  MSLSIM_SELF->buffers[unsigned(index)] = std::move(b);
+}
+void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS::UInteger, NS::UInteger index) {
+  setBytes(bytes, length, index);
+}
+
+void ComputeCommandEncoder::setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index) {
+  MSLSIM_SELF->threadgroupMemory[unsigned(index)] = length;
+}
+
+void ComputeCommandEncoder::dispatchThreads(Size grid, Size threadgroup) {
+  MSLSIM_SELF->record(mslsim::DispatchMode::Threads, grid, threadgroup);
+}
+void ComputeCommandEncoder::dispatchThreadgroups(Size groups, Size threadgroup) {
+  MSLSIM_SELF->record(mslsim::DispatchMode::Threadgroups, groups, threadgroup);
+}
+void ComputeCommandEncoder::dispatchThreadgroups(const Buffer*, NS::UInteger, Size threadgroup) {
+  MSLSIM_SELF->record(mslsim::DispatchMode::Threadgroups, Size(0, 0, 0), threadgroup);
+  static_cast<CommandBufferObject*>(MSLSIM_SELF->commandBuffer.get())->commands.back().dispatch->problem =
+      "indirect dispatches (dispatchThreadgroups with an indirect buffer) are not supported by mslsim";
+}
+
+void ComputeCommandEncoder::memoryBarrier(BarrierScope) {}
+void ComputeCommandEncoder::memoryBarrier(const Resource* const[], NS::UInteger) {}
+void ComputeCommandEncoder::waitForFence(const Fence*) {}
+void ComputeCommandEncoder::updateFence(const Fence*) {}
+void ComputeCommandEncoder::useResource(const Resource*, ResourceUsage) {}
+void ComputeCommandEncoder::useResources(const Resource* const[], NS::UInteger, ResourceUsage) {}
+void ComputeCommandEncoder::useHeap(const Heap*) {}
+void ComputeCommandEncoder::useHeaps(const Heap* const[], NS::UInteger) {}
+DispatchType ComputeCommandEncoder::dispatchType() const {
+  return static_cast<const ComputeCommandEncoderObject*>(this)->dispatchType;
+}
+#undef MSLSIM_SELF
+
+// --- Queues and their descriptors ---------------------------------------------------------------------
+
+CommandBuffer* CommandQueue::commandBuffer() { return newCommandBuffer(this, true, 0); }
+CommandBuffer* CommandQueue::commandBufferWithUnretainedReferences() { return newCommandBuffer(this, false, 0); }
+CommandBuffer* CommandQueue::commandBuffer(const CommandBufferDescriptor* descriptor) {
+  auto* d = static_cast<const CommandBufferDescriptorObject*>(descriptor);
+  return newCommandBuffer(this, d->retainedReferences, d->errorOptions);
+}
+void CommandQueue::addResidencySet(const ResidencySet*) {}
+void CommandQueue::addResidencySets(const ResidencySet* const[], NS::UInteger) {}
+void CommandQueue::removeResidencySet(const ResidencySet*) {}
+void CommandQueue::removeResidencySets(const ResidencySet* const[], NS::UInteger) {}
+void CommandQueue::insertDebugCaptureBoundary() {}
+Device* CommandQueue::device() const { return static_cast<const CommandQueueObject*>(this)->device; }
+NS::String* CommandQueue::label() const { return static_cast<const CommandQueueObject*>(this)->label.get(); }
+void CommandQueue::setLabel(const NS::String* l) { static_cast<CommandQueueObject*>(this)->label.reset(l); }
+
+CommandQueueDescriptor* CommandQueueDescriptor::alloc() { return new CommandQueueDescriptorObject(); }
+CommandQueueDescriptor* CommandQueueDescriptor::init() { return this; }
+NS::UInteger CommandQueueDescriptor::maxCommandBufferCount() const {
+  return static_cast<const CommandQueueDescriptorObject*>(this)->maxCommandBufferCount;
+}
+void CommandQueueDescriptor::setMaxCommandBufferCount(NS::UInteger n) {
+  static_cast<CommandQueueDescriptorObject*>(this)->maxCommandBufferCount = n;
+}
+
+CommandBufferDescriptor* CommandBufferDescriptor::alloc() { return new CommandBufferDescriptorObject(); }
+CommandBufferDescriptor* CommandBufferDescriptor::init() { return this; }
+bool CommandBufferDescriptor::retainedReferences() const {
+  return static_cast<const CommandBufferDescriptorObject*>(this)->retainedReferences;
+}
+void CommandBufferDescriptor::setRetainedReferences(bool r) {
+  static_cast<CommandBufferDescriptorObject*>(this)->retainedReferences = r;
+}
+CommandBufferErrorOption CommandBufferDescriptor::errorOptions() const {
+  return static_cast<const CommandBufferDescriptorObject*>(this)->errorOptions;
+}
+void CommandBufferDescriptor::setErrorOptions(CommandBufferErrorOption o) {
+  static_cast<CommandBufferDescriptorObject*>(this)->errorOptions = o;
+}
+
+ComputePassDescriptor* ComputePassDescriptor::computePassDescriptor() { return mslsim::metal::autoreleased(alloc()->init()); }
+ComputePassDescriptor* ComputePassDescriptor::alloc() { return new ComputePassDescriptorObject(); }
+ComputePassDescriptor* ComputePassDescriptor::init() { return this; }
+DispatchType ComputePassDescriptor::dispatchType() const {
+  return static_cast<const ComputePassDescriptorObject*>(this)->dispatchType;
+}
+void ComputePassDescriptor::setDispatchType(DispatchType t) {
+  static_cast<ComputePassDescriptorObject*>(this)->dispatchType = t;
+}
+
+}  // namespace MTL

@@ -1,0 +1,473 @@
+// Host programs written as metal-cpp programs are on macOS, run on mslsim. Every result is checked
+// against a C++ reference loop; every error against what Metal documents (a null object and an
+// NS::Error, a command buffer in CommandBufferStatusError).
+#define NS_PRIVATE_IMPLEMENTATION
+#define MTL_PRIVATE_IMPLEMENTATION
+#define CA_PRIVATE_IMPLEMENTATION
+#include <Metal/Metal.hpp>
+#include <QuartzCore/QuartzCore.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+NS::String* str(const char* s) { return NS::String::string(s, NS::UTF8StringEncoding); }
+
+// What every test starts from: a device, a queue, and a scoped autorelease pool.
+class MetalApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    device_ = NS::TransferPtr(MTL::CreateSystemDefaultDevice());
+    ASSERT_TRUE(device_);
+    queue_ = NS::TransferPtr(device_->newCommandQueue());
+  }
+
+  NS::SharedPtr<MTL::ComputePipelineState> pipeline(const char* source, const char* function,
+                                                    const MTL::FunctionConstantValues* constants = nullptr) {
+    NS::Error* error = nullptr;
+    auto library = NS::TransferPtr(device_->newLibrary(str(source), nullptr, &error));
+    EXPECT_TRUE(library) << (error ? error->localizedDescription()->utf8String() : "");
+    if (!library) return nullptr;
+    auto fn = constants ? NS::TransferPtr(library->newFunction(str(function), constants, &error))
+                        : NS::TransferPtr(library->newFunction(str(function)));
+    EXPECT_TRUE(fn) << function;
+    if (!fn) return nullptr;
+    auto state = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+    EXPECT_TRUE(state) << (error ? error->localizedDescription()->utf8String() : "");
+    return state;
+  }
+
+  NS::SharedPtr<MTL::Buffer> floats(const std::vector<float>& values) {
+    return NS::TransferPtr(device_->newBuffer(values.data(), values.size() * sizeof(float),
+                                              MTL::ResourceStorageModeShared));
+  }
+
+  static std::vector<float> read(MTL::Buffer* buffer) {
+    const float* p = static_cast<const float*>(buffer->contents());
+    return std::vector<float>(p, p + buffer->length() / sizeof(float));
+  }
+
+  NS::SharedPtr<NS::AutoreleasePool> pool_ = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
+  NS::SharedPtr<MTL::Device> device_;
+  NS::SharedPtr<MTL::CommandQueue> queue_;
+};
+
+const char* kAdd = R"(
+#include <metal_stdlib>
+using namespace metal;
+kernel void add(device const float* a [[buffer(0)]], device const float* b [[buffer(1)]],
+                device float* out [[buffer(2)]], constant uint& n [[buffer(3)]],
+                uint i [[thread_position_in_grid]]) {
+  if (i < n) out[i] = a[i] + b[i];
+}
+)";
+
+TEST_F(MetalApi, VectorAddMatchesTheReferenceLoop) {
+  const uint32_t n = 1000;
+  std::vector<float> a(n), b(n), expected(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    a[i] = 0.5f * i;
+    b[i] = 1000.0f - i;
+    expected[i] = a[i] + b[i];
+  }
+  auto state = pipeline(kAdd, "add");
+  ASSERT_TRUE(state);
+  EXPECT_EQ(state->maxTotalThreadsPerThreadgroup(), 1024u);
+  EXPECT_EQ(state->threadExecutionWidth(), 32u);
+  auto bufA = floats(a), bufB = floats(b);
+  auto out = NS::TransferPtr(device_->newBuffer(n * sizeof(float), MTL::ResourceStorageModeShared));
+
+  MTL::CommandBuffer* cb = queue_->commandBuffer();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(state.get());
+  enc->setBuffer(bufA.get(), 0, 0);
+  enc->setBuffer(bufB.get(), 0, 1);
+  enc->setBuffer(out.get(), 0, 2);
+  enc->setBytes(&n, sizeof n, 3);
+  enc->dispatchThreads(MTL::Size(n, 1, 1), MTL::Size(64, 1, 1));  // the last threadgroup is partial
+  enc->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  EXPECT_EQ(cb->error(), nullptr);
+  EXPECT_EQ(read(out.get()), expected);
+}
+
+TEST_F(MetalApi, BuffersBoundAtOffsetsAndNoCopyMemory) {
+  // One allocation holding both inputs, bound twice at different offsets, and an output in the
+  // program's own page-aligned memory (newBuffer with no copy).
+  const uint32_t n = 256;
+  std::vector<float> packed(2 * n);
+  for (uint32_t i = 0; i < 2 * n; ++i) packed[i] = float(i % 17) - 3.0f;
+  auto both = floats(packed);
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void* memory = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  bool deallocated = false;
+  {
+    auto out = NS::TransferPtr(device_->newBuffer(memory, page, MTL::ResourceStorageModeShared,
+                                                  [&](void* p, NS::UInteger length) {
+                                                    deallocated = true;
+                                                    munmap(p, length);
+                                                  }));
+    EXPECT_EQ(out->contents(), memory);
+    auto state = pipeline(kAdd, "add");
+    MTL::CommandBuffer* cb = queue_->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state.get());
+    enc->setBuffer(both.get(), 0, 0);
+    enc->setBuffer(both.get(), n * sizeof(float), 1);
+    enc->setBuffer(out.get(), 0, 2);
+    enc->setBytes(&n, sizeof n, 3);
+    enc->dispatchThreadgroups(MTL::Size(n / 32, 1, 1), MTL::Size(32, 1, 1));
+    enc->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted)
+        << cb->error()->localizedDescription()->utf8String();
+    const float* result = static_cast<const float*>(memory);
+    for (uint32_t i = 0; i < n; ++i) ASSERT_EQ(result[i], packed[i] + packed[n + i]) << i;
+    EXPECT_FALSE(deallocated);
+  }
+  EXPECT_TRUE(deallocated);  // when the buffer's last reference went
+}
+
+const char* kReduce = R"(
+#include <metal_stdlib>
+using namespace metal;
+kernel void group_sums(device const float* in [[buffer(0)]], device float* sums [[buffer(1)]],
+                       threadgroup float* scratch [[threadgroup(0)]],
+                       uint i [[thread_position_in_grid]], uint t [[thread_position_in_threadgroup]],
+                       uint g [[threadgroup_position_in_grid]], uint size [[threads_per_threadgroup]]) {
+  scratch[t] = in[i];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  for (uint stride = size / 2; stride > 0; stride /= 2) {
+    if (t < stride) scratch[t] += scratch[t + stride];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+  }
+  if (t == 0) sums[g] = scratch[0];
+}
+)";
+
+TEST_F(MetalApi, ThreadgroupMemoryReduction) {
+  const uint32_t groups = 24, size = 128;
+  std::vector<float> in(groups * size);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = float((i * 7) % 11);
+  std::vector<float> expected(groups, 0.0f);
+  for (size_t i = 0; i < in.size(); ++i) expected[i / size] += in[i];
+  auto state = pipeline(kReduce, "group_sums");
+  ASSERT_TRUE(state);
+  auto input = floats(in);
+  auto sums = NS::TransferPtr(device_->newBuffer(groups * sizeof(float), MTL::ResourceStorageModeShared));
+  MTL::CommandBuffer* cb = queue_->commandBufferWithUnretainedReferences();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder(MTL::DispatchTypeConcurrent);
+  enc->setComputePipelineState(state.get());
+  enc->setBuffer(input.get(), 0, 0);
+  enc->setBuffer(sums.get(), 0, 1);
+  enc->setThreadgroupMemoryLength(size * sizeof(float), 0);
+  enc->dispatchThreadgroups(MTL::Size(groups, 1, 1), MTL::Size(size, 1, 1));
+  enc->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << cb->error()->localizedDescription()->utf8String();
+  EXPECT_EQ(read(sums.get()), expected);
+}
+
+const char* kScale = R"(
+#include <metal_stdlib>
+using namespace metal;
+kernel void scale(device float* data [[buffer(0)]], constant float& factor [[buffer(1)]],
+                  uint i [[thread_position_in_grid]]) {
+  data[i] *= factor;
+}
+)";
+
+TEST_F(MetalApi, TwoQueuesOrderedByASharedEventAndACpuWait) {
+  // Queue B must run after queue A's dispatch (event value 1), though B is committed first; the
+  // CPU waits for B (value 2). Multiplying is not commutative with what the reference expects
+  // only if the order is right: (x * 3) then (+ via scale 0.5).
+  auto state = pipeline(kScale, "scale");
+  ASSERT_TRUE(state);
+  auto queueB = NS::TransferPtr(device_->newCommandQueue());
+  auto event = NS::TransferPtr(device_->newSharedEvent());
+  const uint32_t n = 64;
+  std::vector<float> x(n);
+  std::iota(x.begin(), x.end(), 1.0f);
+  auto data = floats(x);
+  auto encodeScale = [&](MTL::CommandBuffer* cb, float factor) {
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state.get());
+    enc->setBuffer(data.get(), 0, 0);
+    enc->setBytes(&factor, sizeof factor, 1);
+    enc->dispatchThreads(MTL::Size(n, 1, 1), MTL::Size(32, 1, 1));
+    enc->endEncoding();
+  };
+  // B: wait for 1, check-and-scale by 0.5, signal 2.
+  MTL::CommandBuffer* b = queueB->commandBuffer();
+  b->encodeWait(event.get(), 1);
+  encodeScale(b, 0.5f);
+  b->encodeSignalEvent(event.get(), 2);
+  b->commit();
+  // The data is untouched while B waits.
+  EXPECT_FALSE(event->waitUntilSignaledValue(2, 50));
+  EXPECT_EQ(read(data.get()), x);
+  // A: scale by 3, signal 1.
+  MTL::CommandBuffer* a = queue_->commandBuffer();
+  encodeScale(a, 3.0f);
+  a->encodeSignalEvent(event.get(), 1);
+  a->commit();
+  EXPECT_TRUE(event->waitUntilSignaledValue(2, UINT64_MAX));
+  b->waitUntilCompleted();
+  EXPECT_EQ(event->signaledValue(), 2u);
+  for (uint32_t i = 0; i < n; ++i) EXPECT_EQ(read(data.get())[i], x[i] * 3.0f * 0.5f);
+  // The CPU signals too: a buffer waiting for 5 runs once the CPU sets it.
+  MTL::CommandBuffer* c = queueB->commandBuffer();
+  c->encodeWait(event.get(), 5);
+  encodeScale(c, 2.0f);
+  c->commit();
+  event->setSignaledValue(5);
+  c->waitUntilCompleted();
+  EXPECT_EQ(c->status(), MTL::CommandBufferStatusCompleted);
+  EXPECT_EQ(read(data.get())[3], x[3] * 3.0f);
+}
+
+const char* kConstants = R"(
+#include <metal_stdlib>
+using namespace metal;
+constant int offset [[function_constant(0)]];
+constant bool negate [[function_constant(1)]];
+constant bool has_bias = is_function_constant_defined(offset);
+kernel void specialised(device int* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  int v = int(i) + (has_bias ? offset : 1000);
+  out[i] = negate ? -v : v;
+}
+)";
+
+TEST_F(MetalApi, FunctionConstantsSpecialiseAFunction) {
+  NS::Error* error = nullptr;
+  auto library = NS::TransferPtr(device_->newLibrary(str(kConstants), nullptr, &error));
+  ASSERT_TRUE(library);
+  auto run = [&](const MTL::FunctionConstantValues* values) {
+    auto descriptor = MTL::FunctionDescriptor::functionDescriptor();
+    descriptor->setName(str("specialised"));
+    descriptor->setConstantValues(values);
+    auto fn = NS::TransferPtr(library->newFunction(descriptor, &error));
+    EXPECT_TRUE(fn);
+    auto state = NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error));
+    EXPECT_TRUE(state) << (error ? error->localizedDescription()->utf8String() : "");
+    auto out = NS::TransferPtr(device_->newBuffer(8 * sizeof(int), MTL::ResourceStorageModeShared));
+    MTL::CommandBuffer* cb = queue_->commandBuffer();
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state.get());
+    enc->setBuffer(out.get(), 0, 0);
+    enc->dispatchThreads(MTL::Size(8, 1, 1), MTL::Size(8, 1, 1));
+    enc->endEncoding();
+    cb->commit();
+    cb->waitUntilCompleted();
+    const int* p = static_cast<const int*>(out->contents());
+    return std::vector<int>(p, p + 8);
+  };
+  auto values = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  int offset = 10;
+  bool negate = true;
+  values->setConstantValue(&offset, MTL::DataTypeInt, NS::UInteger(0));
+  values->setConstantValue(&negate, MTL::DataType::DataTypeBool, NS::UInteger(1));
+  EXPECT_EQ(run(values.get()), (std::vector<int>{-10, -11, -12, -13, -14, -15, -16, -17}));
+  values->reset();
+  negate = false;
+  values->setConstantValue(&negate, MTL::DataTypeBool, NS::UInteger(1));  // offset not defined
+  EXPECT_EQ(run(values.get()), (std::vector<int>{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007}));
+}
+
+TEST_F(MetalApi, ACompileErrorComesBackAsAnNSErrorWithTheLine) {
+  const char* broken = "#include <metal_stdlib>\nusing namespace metal;\n"
+                       "kernel void k(device float* out [[buffer(0)]]) {\n"
+                       "  out[0] = undeclared_value;\n}\n";
+  NS::Error* error = nullptr;
+  MTL::Library* library = device_->newLibrary(str(broken), nullptr, &error);
+  EXPECT_EQ(library, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorCompileFailure);
+  std::string text = error->localizedDescription()->utf8String();
+  EXPECT_NE(text.find("program_source:4:"), std::string::npos) << text;
+  EXPECT_NE(text.find("undeclared_value"), std::string::npos) << text;
+  // A function the library does not have: null, and an error naming it.
+  auto good = NS::TransferPtr(device_->newLibrary(str(kAdd), nullptr, &error));
+  ASSERT_TRUE(good);
+  EXPECT_EQ(error, nullptr);
+  EXPECT_EQ(good->newFunction(str("missing")), nullptr);
+  EXPECT_EQ(good->newFunction(str("missing"), nullptr, &error), nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorFunctionNotFound);
+  NS::Array* names = good->functionNames();
+  ASSERT_EQ(names->count(), 1u);
+  EXPECT_STREQ(names->object<NS::String>(0)->utf8String(), "add");
+}
+
+TEST_F(MetalApi, AnOutOfBoundsReadFailsTheCommandBuffer) {
+  const char* source = "#include <metal_stdlib>\nusing namespace metal;\n"
+                       "kernel void shift(device const float* in [[buffer(0)]], device float* out [[buffer(1)]],\n"
+                       "                  uint i [[thread_position_in_grid]]) {\n"
+                       "  out[i] = in[i + 1];\n}\n";
+  auto state = pipeline(source, "shift");
+  ASSERT_TRUE(state);
+  auto in = floats(std::vector<float>(64, 1.0f));
+  auto out = NS::TransferPtr(device_->newBuffer(64 * sizeof(float), MTL::ResourceStorageModeShared));
+  MTL::CommandBuffer* cb = queue_->commandBuffer();
+  std::atomic<int> handlerStatus{-1};
+  cb->addCompletedHandler([&](MTL::CommandBuffer* done) { handlerStatus = int(done->status()); });
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(state.get());
+  enc->setBuffer(in.get(), 0, 0);
+  enc->setBuffer(out.get(), 0, 1);
+  enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(32, 1, 1));
+  enc->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  EXPECT_EQ(cb->status(), MTL::CommandBufferStatusError);
+  EXPECT_EQ(handlerStatus.load(), int(MTL::CommandBufferStatusError));
+  ASSERT_NE(cb->error(), nullptr);
+  std::string text = cb->error()->localizedDescription()->utf8String();
+  EXPECT_NE(text.find("out-of-bounds"), std::string::npos) << text;
+  EXPECT_NE(text.find("past the end of buffer 0 (argument 'in')"), std::string::npos) << text;
+  EXPECT_NE(text.find("program_source:5"), std::string::npos) << text;
+  EXPECT_NE(text.find("shift"), std::string::npos) << text;
+}
+
+TEST_F(MetalApi, CompletionHandlersRunInOrderForBuffersCommittedFromSeveralThreads) {
+  auto state = pipeline(kScale, "scale");
+  ASSERT_TRUE(state);
+  auto queueB = NS::TransferPtr(device_->newCommandQueue());
+  const int threads = 4, perThread = 5;
+  std::mutex mutex;
+  std::vector<std::pair<int, int>> order;  // (thread, sequence): per queue, in commit order
+  std::vector<std::thread> workers;
+  std::atomic<int> handled{0};
+  std::vector<NS::SharedPtr<MTL::Buffer>> data(threads);
+  for (int t = 0; t < threads; ++t) data[t] = floats(std::vector<float>(32, 1.0f));
+  for (int t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      NS::SharedPtr<NS::AutoreleasePool> pool = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
+      MTL::CommandQueue* queue = t % 2 ? queueB.get() : queue_.get();
+      for (int s = 0; s < perThread; ++s) {
+        MTL::CommandBuffer* cb = queue->commandBuffer();
+        float two = 2.0f;
+        MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+        enc->setComputePipelineState(state.get());
+        enc->setBuffer(data[t].get(), 0, 0);
+        enc->setBytes(&two, sizeof two, 1);
+        enc->dispatchThreads(MTL::Size(32, 1, 1), MTL::Size(32, 1, 1));
+        enc->endEncoding();
+        // Two handlers per buffer: they run in the order added.
+        cb->addCompletedHandler([&, t, s](MTL::CommandBuffer*) {
+          std::lock_guard<std::mutex> lock(mutex);
+          order.push_back({t, 2 * s});
+        });
+        cb->addCompletedHandler([&, t, s](MTL::CommandBuffer* done) {
+          std::lock_guard<std::mutex> lock(mutex);
+          order.push_back({t, 2 * s + 1});
+          if (done->status() == MTL::CommandBufferStatusCompleted) ++handled;
+        });
+        cb->commit();
+      }
+    });
+  for (auto& w : workers) w.join();
+  // The last buffer of each queue completing means every earlier one has.
+  for (MTL::CommandQueue* q : {queue_.get(), queueB.get()}) {
+    MTL::CommandBuffer* last = q->commandBuffer();
+    last->commit();
+    last->waitUntilCompleted();
+  }
+  EXPECT_EQ(handled.load(), threads * perThread);
+  std::vector<int> next(threads, 0);
+  for (auto& [t, seq] : order) EXPECT_EQ(seq, next[t]++) << "thread " << t;
+  for (int t = 0; t < threads; ++t) EXPECT_EQ(read(data[t].get())[0], float(1 << perThread));
+}
+
+TEST_F(MetalApi, ReferenceCountingFollowsCocoaRules) {
+  MTL::Buffer* raw = device_->newBuffer(16, MTL::ResourceStorageModeShared);  // +1
+  EXPECT_EQ(raw->retainCount(), 1u);
+  {
+    NS::SharedPtr<MTL::Buffer> a = NS::RetainPtr(raw);  // +1
+    NS::SharedPtr<MTL::Buffer> b = a;                   // +1
+    EXPECT_EQ(raw->retainCount(), 3u);
+    NS::SharedPtr<MTL::Resource> asResource = std::move(b);
+    EXPECT_EQ(raw->retainCount(), 3u);
+    EXPECT_TRUE(asResource == a);
+    // The pointer is the same object through every base.
+    EXPECT_EQ(static_cast<void*>(static_cast<MTL::Allocation*>(raw)), static_cast<void*>(raw));
+  }
+  EXPECT_EQ(raw->retainCount(), 1u);
+  raw->release();
+  // Autoreleased objects live until the pool drains.
+  NS::String* kept = nullptr;
+  {
+    NS::SharedPtr<NS::AutoreleasePool> inner = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
+    kept = NS::String::string("pooled", NS::UTF8StringEncoding)->retain();
+    EXPECT_EQ(kept->retainCount(), 2u);
+  }
+  EXPECT_EQ(kept->retainCount(), 1u);
+  EXPECT_STREQ(kept->utf8String(), "pooled");
+  kept->release();
+  NS::SharedPtr<MTL::Buffer> none = nullptr;
+  none.reset();  // null is fine
+  EXPECT_EQ(NS::String::string("\xff", NS::UTF8StringEncoding), nullptr);
+}
+
+TEST_F(MetalApi, LibrariesFromFilesAndManifests) {
+  std::string dir = ::testing::TempDir() + "/mslsim_metal_library";
+  std::system(("mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/add.metal") << kAdd;
+  std::ofstream(dir + "/scale.metal") << kScale;
+  std::ofstream(dir + "/kernels.metallib") << "#!mslsim-library\n# the two files\nadd.metal\nscale.metal\n";
+  NS::Error* error = nullptr;
+  auto lib = NS::TransferPtr(device_->newLibrary(str((dir + "/kernels.metallib").c_str()), &error));
+  ASSERT_TRUE(lib) << (error ? error->localizedDescription()->utf8String() : "");
+  EXPECT_EQ(lib->functionNames()->count(), 2u);
+  auto scale = NS::TransferPtr(lib->newFunction(str("scale")));
+  ASSERT_TRUE(scale);
+  EXPECT_TRUE(NS::TransferPtr(device_->newComputePipelineState(scale.get(), &error)));
+  auto single = NS::TransferPtr(device_->newLibrary(str((dir + "/add.metal").c_str()), &error));
+  ASSERT_TRUE(single);
+  std::ofstream(dir + "/binary.metallib") << "MTLB\x01\x02";
+  EXPECT_EQ(device_->newLibrary(str((dir + "/binary.metallib").c_str()), &error), nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorUnsupported);
+  EXPECT_EQ(device_->newLibrary(str((dir + "/absent.metallib").c_str()), &error), nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorFileNotFound);
+}
+
+TEST_F(MetalApi, DeviceDescribesAnM1ClassGpu) {
+  EXPECT_STREQ(device_->architecture()->name()->utf8String(), "applegpu_g13g");
+  EXPECT_TRUE(device_->supportsFamily(MTL::GPUFamilyApple7));
+  EXPECT_FALSE(device_->supportsFamily(MTL::GPUFamilyMetal3));
+  EXPECT_GT(device_->recommendedMaxWorkingSetSize(), 0u);
+  NS::SharedPtr<NS::Array> devices = NS::TransferPtr(MTL::CopyAllDevices());
+  ASSERT_EQ(devices->count(), 1u);
+  EXPECT_EQ(devices->object<MTL::Device>(0), device_.get());
+  // A heap hands out buffers until it is full.
+  auto descriptor = NS::TransferPtr(MTL::HeapDescriptor::alloc()->init());
+  descriptor->setSize(1024);
+  descriptor->setResourceOptions(MTL::ResourceStorageModeShared | MTL::ResourceHazardTrackingModeUntracked);
+  auto heap = NS::TransferPtr(device_->newHeap(descriptor.get()));
+  auto first = NS::TransferPtr(heap->newBuffer(1000, MTL::ResourceStorageModeShared));
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->heap(), heap.get());
+  EXPECT_EQ(heap->newBuffer(100, MTL::ResourceStorageModeShared), nullptr);
+  first.reset();
+  EXPECT_TRUE(NS::TransferPtr(heap->newBuffer(100, MTL::ResourceStorageModeShared)));
+}
+
+}  // namespace
