@@ -9,6 +9,8 @@ packages=(
   llvm-16-dev libclang-16-dev clang-16
   # tests/fuzz: libFuzzer and the sanitizers' runtimes for clang-16
   libclang-rt-16-dev
+  # metal/: metal-cpp programs built as on macOS, with clang and libc++ (MLX relies on libc++)
+  libc++-16-dev libc++abi-16-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libboost-context-dev
   # bench/: the OpenCL peers and their host program (bench/opencl_host.cpp)
   pocl-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers clinfo

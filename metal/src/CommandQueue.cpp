@@ -219,8 +219,12 @@ void CommandBuffer::waitUntilCompleted() {
   b->changed.wait(lock, [&] { return b->status >= CommandBufferStatusCompleted; });
 }
 
-void CommandBuffer::addScheduledHandler(const HandlerFunction& handler) { MSLSIM_SELF->scheduledHandlers.push_back(handler); }
-void CommandBuffer::addCompletedHandler(const HandlerFunction& handler) { MSLSIM_SELF->completedHandlers.push_back(handler); }
+void CommandBuffer::addScheduledHandler(void* handler, void (*invoke)(void*, CommandBuffer*), void (*destroy)(void*)) {
+  MSLSIM_SELF->scheduledHandlers.emplace_back(handler, invoke, destroy);
+}
+void CommandBuffer::addCompletedHandler(void* handler, void (*invoke)(void*, CommandBuffer*), void (*destroy)(void*)) {
+  MSLSIM_SELF->completedHandlers.emplace_back(handler, invoke, destroy);
+}
 
 void CommandBuffer::encodeSignalEvent(const Event* event, uint64_t value) {
   Command c;

@@ -146,15 +146,15 @@ Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOption
   return b;
 }
 
-Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOptions options,
-                          const std::function<void(void*, NS::UInteger)>& deallocator) {
+Buffer* Device::newBuffer(const void* pointer, NS::UInteger length, ResourceOptions options, void* deallocator,
+                          void (*invoke)(void*, void*, NS::UInteger), void (*destroy)(void*)) {
   auto* b = new BufferObject();
   b->device = this;
   b->options = options;
   b->length = length;
   b->data = static_cast<uint8_t*>(const_cast<void*>(pointer));
   b->guarded = false;  // the program's memory: a dispatch stages it into guarded memory
-  b->deallocator = deallocator;
+  b->deallocator = PlainCallback<void*, NS::UInteger>(deallocator, invoke, destroy);
   return b;
 }
 
@@ -327,13 +327,14 @@ SharedEventHandle* SharedEvent::newSharedEventHandle() {
   return h;
 }
 
-void SharedEvent::notifyListener(const SharedEventListener*, uint64_t value,
-                                 const std::function<void(SharedEvent*, std::uint64_t)>& function) {
+void SharedEvent::notifyListener(const SharedEventListener*, uint64_t value, void* context,
+                                 void (*invoke)(void*, SharedEvent*, std::uint64_t), void (*destroy)(void*)) {
   retain();
+  auto function = std::make_shared<PlainCallback<SharedEvent*, std::uint64_t>>(context, invoke, destroy);
   std::thread([this, value, function] {
     static_cast<SharedEventObject*>(this)->waitFor(value);
     NS::SharedPtr<NS::AutoreleasePool> pool = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
-    function(this, signaledValue());
+    (*function)(this, signaledValue());
     release();
   }).detach();
 }

@@ -54,15 +54,15 @@ Object* Object::autorelease() {
 UInteger Object::retainCount() const { return references_.load(std::memory_order_relaxed); }
 UInteger Object::hash() const { return hashValue(); }
 bool Object::isEqual(const Object* other) const { return other && equals(*other); }
-String* Object::description() const { return makeString(describe()); }
-String* Object::debugDescription() const { return makeString(describe()); }
+String* Object::description() const { return describe(); }
+String* Object::debugDescription() const { return describe(); }
 
 bool Object::equals(const Object& other) const { return this == &other; }
 UInteger Object::hashValue() const { return reinterpret_cast<UInteger>(this); }
-std::string Object::describe() const {
+String* Object::describe() const {
   char text[64];
   std::snprintf(text, sizeof text, "<object %p>", static_cast<const void*>(this));
-  return text;
+  return makeString(text);
 }
 Object* Object::copyObject() const { return const_cast<Object*>(this)->retain(); }
 
@@ -123,6 +123,7 @@ bool StringObject::equals(const NS::Object& other) const {
   return s && s->text == text;
 }
 NS::UInteger StringObject::hashValue() const { return std::hash<std::string>()(text); }
+NS::String* StringObject::describe() const { return const_cast<StringObject*>(this); }
 
 NS::Error* makeError(const char* domain, NS::Integer code, const std::string& description) {
   auto* e = new ErrorObject();
@@ -339,7 +340,7 @@ Error* Error::init(ErrorDomain domain, Integer code, Dictionary* userInfo) {
 Integer Error::code() const { return static_cast<const ErrorObject*>(this)->code; }
 ErrorDomain Error::domain() const { return static_cast<const ErrorObject*>(this)->domain.get(); }
 Dictionary* Error::userInfo() const { return static_cast<const ErrorObject*>(this)->userInfo.get(); }
-String* Error::localizedDescription() const { return makeString(describe()); }
+String* Error::localizedDescription() const { return describe(); }
 Array* Error::localizedRecoveryOptions() const { return nullptr; }
 String* Error::localizedRecoverySuggestion() const {
   Dictionary* info = userInfo();
@@ -369,10 +370,11 @@ const char* URL::fileSystemRepresentation() const { return static_cast<const URL
 
 namespace mslsim::metal {
 
-std::string ErrorObject::describe() const {
+NS::String* ErrorObject::describe() const {
   if (userInfo)
-    if (auto* text = userInfo->object<NS::String>(NS::LocalizedDescriptionKey)) return textOf(text);
-  return "The operation couldn't be completed. (" + textOf(domain.get()) + " error " + std::to_string(code) + ".)";
+    if (auto* text = userInfo->object<NS::String>(NS::LocalizedDescriptionKey)) return text;
+  return makeString("The operation couldn't be completed. (" + textOf(domain.get()) + " error " +
+                    std::to_string(code) + ".)");
 }
 
 ArrayObject::~ArrayObject() {

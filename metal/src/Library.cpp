@@ -46,7 +46,7 @@ mslsim::BuildOptions buildOptions(MTL::Device* d, const CompileOptionsObject* op
   if (c.macros)
     for (auto& [key, value] : static_cast<const DictionaryObject*>(c.macros.get())->entries) {
       std::string name = textOf(static_cast<const NS::String*>(key));
-      std::string v = value->description()->utf8String();
+      std::string v = textOf(value->description());
       o.defines.push_back(v.empty() ? name : name + "=" + v);
     }
   return o;
@@ -231,8 +231,9 @@ Function* Library::newFunction(const FunctionDescriptor* descriptor, NS::Error**
                                     static_cast<const FunctionConstantValuesObject*>(d->constants.get()), error);
 }
 
-void Library::newFunction(const NS::String* name, const FunctionConstantValues* values,
-                          const std::function<void(Function*, NS::Error*)>& completionHandler) {
+void Library::newFunction(const NS::String* name, const FunctionConstantValues* values, void* handler,
+                          void (*invoke)(void*, Function*, NS::Error*), void (*destroy)(void*)) {
+  PlainCallback<Function*, NS::Error*> completionHandler(handler, invoke, destroy);
   NS::Error* error = nullptr;
   Function* f = newFunction(name, values, &error);
   completionHandler(f, error);
@@ -265,8 +266,9 @@ Library* Device::newLibrary(const NS::String* source, const CompileOptions* opti
   }
 }
 
-void Device::newLibrary(const NS::String* source, const CompileOptions* options,
-                        const std::function<void(Library*, NS::Error*)>& completionHandler) {
+void Device::newLibrary(const NS::String* source, const CompileOptions* options, void* handler,
+                        void (*invoke)(void*, Library*, NS::Error*), void (*destroy)(void*)) {
+  PlainCallback<Library*, NS::Error*> completionHandler(handler, invoke, destroy);
   NS::Error* error = nullptr;
   Library* l = newLibrary(source, options, &error);
   completionHandler(l, error);

@@ -57,6 +57,39 @@ class Ref {
   T* object_ = nullptr;
 };
 
+// A function the program handed over as (context, invoke, destroy) (NS::detail::ErasedFunction):
+// called with invoke, destroyed once. Empty when the program gave none.
+template <class... A>
+class PlainCallback {
+ public:
+  PlainCallback() = default;
+  PlainCallback(void* context, void (*invoke)(void*, A...), void (*destroy)(void*))
+      : context_(context), invoke_(invoke), destroy_(destroy) {}
+  PlainCallback(PlainCallback&& o) noexcept
+      : context_(std::exchange(o.context_, nullptr)), invoke_(o.invoke_), destroy_(o.destroy_) {}
+  PlainCallback& operator=(PlainCallback&& o) noexcept {
+    PlainCallback(std::move(o)).swap(*this);
+    return *this;
+  }
+  ~PlainCallback() {
+    if (context_ && destroy_) destroy_(context_);
+  }
+  explicit operator bool() const { return context_ && invoke_; }
+  void operator()(A... a) const {
+    if (*this) invoke_(context_, a...);
+  }
+
+ private:
+  void swap(PlainCallback& o) noexcept {
+    std::swap(context_, o.context_);
+    std::swap(invoke_, o.invoke_);
+    std::swap(destroy_, o.destroy_);
+  }
+  void* context_ = nullptr;
+  void (*invoke_)(void*, A...) = nullptr;
+  void (*destroy_)(void*) = nullptr;
+};
+
 NS::String* makeString(const std::string& text);  // +0
 const std::string& textOf(const NS::String* string);  // "" for null
 // An autoreleased NSError with `description` as its localizedDescription, stored in `*out` (when
@@ -73,7 +106,7 @@ struct StringObject final : NS::String {
   std::string text;
   bool equals(const NS::Object& other) const override;
   NS::UInteger hashValue() const override;
-  std::string describe() const override { return text; }
+  NS::String* describe() const override;
 };
 
 struct ArrayObject final : NS::Array {
@@ -92,7 +125,7 @@ struct ErrorObject final : NS::Error {
   Ref<NS::String> domain;
   NS::Integer code = 0;
   Ref<NS::Dictionary> userInfo;
-  std::string describe() const override;
+  NS::String* describe() const override;
 };
 
 struct URLObject final : NS::URL {
@@ -120,7 +153,7 @@ struct BufferObject final : MTL::Buffer {
   NS::UInteger length = 0;
   MTL::ResourceOptions options = 0;
   bool guarded = true;                                // allocated here, freed here
-  std::function<void(void*, NS::UInteger)> deallocator;  // no-copy buffers
+  PlainCallback<void*, NS::UInteger> deallocator;  // no-copy buffers
   Ref<MTL::Heap> heap;
   Ref<NS::String> label;
   ~BufferObject() override;
@@ -318,7 +351,7 @@ struct CommandBufferObject final : MTL::CommandBuffer {
   MTL::CommandBufferStatus status = MTL::CommandBufferStatusNotEnqueued;
   Ref<NS::Error> error;
   std::vector<Command> commands;
-  std::vector<MTL::HandlerFunction> scheduledHandlers, completedHandlers;
+  std::vector<PlainCallback<MTL::CommandBuffer*>> scheduledHandlers, completedHandlers;
   double startTime = 0, endTime = 0;
   MTL::CommandEncoder* openEncoder = nullptr;  // not retained: the encoder retains this buffer
 

@@ -18,11 +18,25 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <type_traits>
-#include <vector>
+#include <utility>
 
 namespace NS {
+
+namespace detail {
+// A std::function handed to the library as a pointer and two plain functions: the library and the
+// program may be built with different C++ standard libraries (libstdc++ and libc++, as MLX is), so
+// no std:: type crosses the API. The library calls `invoke`, then `destroy` once it is done.
+template <class F> struct ErasedFunction;
+template <class R, class... A>
+struct ErasedFunction<std::function<R(A...)>> {
+  using Invoke = R (*)(void*, A...);
+  using Destroy = void (*)(void*);
+  static void* wrap(const std::function<R(A...)>& f) { return f ? new std::function<R(A...)>(f) : nullptr; }
+  static R invoke(void* f, A... a) { return (*static_cast<std::function<R(A...)>*>(f))(a...); }
+  static void destroy(void* f) { delete static_cast<std::function<R(A...)>*>(f); }
+};
+}  // namespace detail
 
 using Integer = std::intptr_t;
 using UInteger = std::uintptr_t;
@@ -67,10 +81,11 @@ class Object {
   virtual ~Object();
 
   // What isEqual, hash, description and copy mean for a class (identity, its address, and the
-  // object itself retained, unless the class says otherwise).
+  // object itself retained, unless the class says otherwise). No standard-library types cross
+  // this boundary: a program built with libc++ uses a library built with libstdc++.
   virtual bool equals(const Object& other) const;
   virtual UInteger hashValue() const;
-  virtual std::string describe() const;
+  virtual String* describe() const;  // autoreleased
   virtual Object* copyObject() const;
   friend Object* detail::copyOf(const Object* object);
 

@@ -389,7 +389,12 @@ class Library : public NS::Referencing<Library> {
   Function* newFunction(const NS::String* name, const FunctionConstantValues* values, NS::Error** error);
   Function* newFunction(const FunctionDescriptor* descriptor, NS::Error** error);
   void newFunction(const NS::String* name, const FunctionConstantValues* values,
-                   const std::function<void(Function*, NS::Error*)>& completionHandler);
+                   const std::function<void(Function*, NS::Error*)>& completionHandler) {
+    using E = NS::detail::ErasedFunction<std::function<void(Function*, NS::Error*)>>;
+    newFunction(name, values, E::wrap(completionHandler), &E::invoke, &E::destroy);
+  }
+  void newFunction(const NS::String* name, const FunctionConstantValues* values, void* handler,
+                   void (*invoke)(void*, Function*, NS::Error*), void (*destroy)(void*));
   NS::Array* functionNames() const;
   Device* device() const;
   NS::String* label() const;
@@ -509,7 +514,12 @@ class SharedEvent : public NS::Referencing<SharedEvent, Event> {
   SharedEventHandle* newSharedEventHandle();
   // Calls `function` on a thread of its own once the value is reached.
   void notifyListener(const SharedEventListener* listener, uint64_t value,
-                      const std::function<void(SharedEvent*, std::uint64_t)>& function);
+                      const std::function<void(SharedEvent*, std::uint64_t)>& function) {
+    using E = NS::detail::ErasedFunction<std::function<void(SharedEvent*, std::uint64_t)>>;
+    notifyListener(listener, value, E::wrap(function), &E::invoke, &E::destroy);
+  }
+  void notifyListener(const SharedEventListener* listener, uint64_t value, void* function,
+                      void (*invoke)(void*, SharedEvent*, std::uint64_t), void (*destroy)(void*));
 
  protected:
   SharedEvent() = default;
@@ -643,8 +653,16 @@ class CommandBuffer : public NS::Referencing<CommandBuffer> {
   void waitUntilScheduled();
   void waitUntilCompleted();
   // Handlers run on the queue's thread, in the order added, once the buffer has run (or failed).
-  void addScheduledHandler(const HandlerFunction& handler);
-  void addCompletedHandler(const HandlerFunction& handler);
+  void addScheduledHandler(const HandlerFunction& handler) {
+    using E = NS::detail::ErasedFunction<HandlerFunction>;
+    addScheduledHandler(E::wrap(handler), &E::invoke, &E::destroy);
+  }
+  void addCompletedHandler(const HandlerFunction& handler) {
+    using E = NS::detail::ErasedFunction<HandlerFunction>;
+    addCompletedHandler(E::wrap(handler), &E::invoke, &E::destroy);
+  }
+  void addScheduledHandler(void* handler, void (*invoke)(void*, CommandBuffer*), void (*destroy)(void*));
+  void addCompletedHandler(void* handler, void (*invoke)(void*, CommandBuffer*), void (*destroy)(void*));
   void encodeSignalEvent(const Event* event, uint64_t value);
   void encodeWait(const Event* event, uint64_t value);
   CommandBufferStatus status() const;
@@ -741,7 +759,12 @@ class Device : public NS::Referencing<Device> {
   // Wraps the caller's memory (page-aligned, as Metal requires) without copying; `deallocator`
   // (may be null) is called with it when the buffer is released.
   Buffer* newBuffer(const void* pointer, NS::UInteger length, ResourceOptions options,
-                    const std::function<void(void*, NS::UInteger)>& deallocator);
+                    const std::function<void(void*, NS::UInteger)>& deallocator) {
+    using E = NS::detail::ErasedFunction<std::function<void(void*, NS::UInteger)>>;
+    return newBuffer(pointer, length, options, E::wrap(deallocator), &E::invoke, &E::destroy);
+  }
+  Buffer* newBuffer(const void* pointer, NS::UInteger length, ResourceOptions options, void* deallocator,
+                    void (*invoke)(void*, void*, NS::UInteger), void (*destroy)(void*));
   Heap* newHeap(const HeapDescriptor* descriptor);
   SizeAndAlign heapBufferSizeAndAlign(NS::UInteger length, ResourceOptions options);
   Fence* newFence();
@@ -754,7 +777,12 @@ class Device : public NS::Referencing<Device> {
   // and a null library); each function's code is generated when its pipeline is made.
   Library* newLibrary(const NS::String* source, const CompileOptions* options, NS::Error** error);
   void newLibrary(const NS::String* source, const CompileOptions* options,
-                  const std::function<void(Library*, NS::Error*)>& completionHandler);
+                  const std::function<void(Library*, NS::Error*)>& completionHandler) {
+    using E = NS::detail::ErasedFunction<std::function<void(Library*, NS::Error*)>>;
+    newLibrary(source, options, E::wrap(completionHandler), &E::invoke, &E::destroy);
+  }
+  void newLibrary(const NS::String* source, const CompileOptions* options, void* handler,
+                  void (*invoke)(void*, Library*, NS::Error*), void (*destroy)(void*));
   // A path to a `.metal` file, or to a library manifest (docs/metal-api.md): a text file whose
   // lines name `.metal` files (relative to it), `-I DIR` include directories and `-D NAME=VALUE`
   // macros. A `.metallib` binary is refused with LibraryErrorUnsupported.
