@@ -153,8 +153,10 @@ bool validUtf8(const char* s, size_t n) {
   return true;
 }
 bool encodable(const char* s, size_t n, NS::StringEncoding encoding) {
-  if (encoding == NS::ASCIIStringEncoding)
-    return std::all_of(s, s + n, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  // Foundation reads "ASCII" leniently: MLX hands its kernel sources, whose comments hold "©",
+  // to stringWithCString:encoding:NSASCIIStringEncoding, and they compile on a Mac. The bytes are
+  // kept as they are.
+  if (encoding == NS::ASCIIStringEncoding) return true;
   if (encoding == NS::UTF8StringEncoding) return validUtf8(s, n);
   return false;  // other encodings are not supported: nil, as for bytes invalid in the encoding
 }

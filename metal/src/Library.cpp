@@ -24,6 +24,26 @@ std::string describeCompileError(const mslsim::CompileError& e) {
   return text;
 }
 
+// Runs `compile`, turning mslsim's compile errors into the NS::Error Metal gives (and null).
+template <class Compile>
+auto compiling(NS::Error** error, Compile&& compile) -> decltype(compile()) {
+  try {
+    return compile();
+  } catch (const mslsim::CompileError& e) {
+    return fail(error, kLibraryErrorDomain, MTL::LibraryErrorCompileFailure, describeCompileError(e));
+  } catch (const mslsim::Error& e) {
+    return fail(error, kLibraryErrorDomain, MTL::LibraryErrorInternal, e.what());
+  }
+}
+
+// Calls an asynchronous variant's handler with what the synchronous one made, then lets it go.
+template <class Made>
+void handOver(Made* made, NS::Error* error, void* handler, void (*invoke)(void*, Made*, NS::Error*),
+              void (*destroy)(void*)) {
+  PlainCallback<Made*, NS::Error*>(handler, invoke, destroy)(made, error);
+  releaseIfAny(made);
+}
+
 // Parses and checks one translation unit, listing its kernels (no code yet).
 std::shared_ptr<const LibrarySource> parseSource(const std::string& name, const std::string& text,
                                                  mslsim::BuildOptions options) {
@@ -233,11 +253,9 @@ Function* Library::newFunction(const FunctionDescriptor* descriptor, NS::Error**
 
 void Library::newFunction(const NS::String* name, const FunctionConstantValues* values, void* handler,
                           void (*invoke)(void*, Function*, NS::Error*), void (*destroy)(void*)) {
-  PlainCallback<Function*, NS::Error*> completionHandler(handler, invoke, destroy);
   NS::Error* error = nullptr;
   Function* f = newFunction(name, values, &error);
-  completionHandler(f, error);
-  releaseIfAny(f);
+  handOver(f, error, handler, invoke, destroy);
 }
 
 NS::Array* Library::functionNames() const {
@@ -254,25 +272,19 @@ NS::String* Library::installName() const { return static_cast<const LibraryObjec
 
 Library* Device::newLibrary(const NS::String* source, const CompileOptions* options, NS::Error** error) {
   if (!source) return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure, "newLibrary: the source is null");
-  try {
+  return compiling(error, [&]() -> Library* {
     auto parsed = parseSource("program_source", textOf(source),
                               buildOptions(this, static_cast<const CompileOptionsObject*>(options)));
     succeed(error);
     return makeLibrary(this, {parsed});
-  } catch (const mslsim::CompileError& e) {
-    return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure, describeCompileError(e));
-  } catch (const mslsim::Error& e) {
-    return fail(error, kLibraryErrorDomain, LibraryErrorInternal, e.what());
-  }
+  });
 }
 
 void Device::newLibrary(const NS::String* source, const CompileOptions* options, void* handler,
                         void (*invoke)(void*, Library*, NS::Error*), void (*destroy)(void*)) {
-  PlainCallback<Library*, NS::Error*> completionHandler(handler, invoke, destroy);
   NS::Error* error = nullptr;
   Library* l = newLibrary(source, options, &error);
-  completionHandler(l, error);
-  releaseIfAny(l);
+  handOver(l, error, handler, invoke, destroy);
 }
 
 Library* Device::newLibrary(const NS::String* filepath, NS::Error** error) {
@@ -283,14 +295,15 @@ Library* Device::newLibrary(const NS::String* filepath, NS::Error** error) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();
-  try {
+  return compiling(error, [&]() -> Library* {
     mslsim::BuildOptions options = buildOptions(this, nullptr);
     // A compiled .metallib starts with "MTLB": code for a GPU, which cannot run here.
     if (text.rfind("MTLB", 0) == 0)
       return fail(error, kLibraryErrorDomain, LibraryErrorUnsupported,
                   path + ": a compiled .metallib cannot run on mslsim; give the .metal source, or a library "
                          "manifest naming the .metal files (docs/metal-api.md)");
-    // A manifest: lines naming .metal files, -I include directories and -D macros; '#' comments.
+    // A manifest: lines naming .metal files, -I include directories, -D macros, -f[no-]fast-math;
+    // '#' comments.
     if (text.rfind("#!mslsim-library", 0) == 0) {
       fs::path base = fs::path(path).parent_path();
       std::vector<std::string> files;
@@ -306,6 +319,10 @@ Library* Device::newLibrary(const NS::String* filepath, NS::Error** error) {
           options.includeDirs.push_back(resolve(line.substr(line.find_first_not_of(" \t", 2))));
         else if (line.rfind("-D", 0) == 0)
           options.defines.push_back(line.substr(line.find_first_not_of(" \t", 2)));
+        else if (line == "-fno-fast-math")
+          options.fastMath = false;
+        else if (line == "-ffast-math")
+          options.fastMath = true;
         else
           files.push_back(resolve(line));
       }
@@ -326,11 +343,7 @@ Library* Device::newLibrary(const NS::String* filepath, NS::Error** error) {
     auto parsed = parseSource(path, text, options);
     succeed(error);
     return makeLibrary(this, {parsed});
-  } catch (const mslsim::CompileError& e) {
-    return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure, describeCompileError(e));
-  } catch (const mslsim::Error& e) {
-    return fail(error, kLibraryErrorDomain, LibraryErrorInternal, e.what());
-  }
+  });
 }
 
 Library* Device::newLibrary(const NS::URL* url, NS::Error** error) {
@@ -404,7 +417,7 @@ ComputePipelineState* makePipeline(Device* d, const Function* function, NS::UInt
   if (!function)
     return fail(error, kLibraryErrorDomain, LibraryErrorFunctionNotFound, "newComputePipelineState: the function is null");
   auto* f = static_cast<const FunctionObject*>(function);
-  try {
+  return compiling(error, [&]() -> ComputePipelineState* {
     mslsim::BuildOptions options = f->source->options;
     options.functionConstants = f->constants;
     options.kernels = std::vector<std::string>{f->name};
@@ -418,11 +431,7 @@ ComputePipelineState* makePipeline(Device* d, const Function* function, NS::UInt
     if (maxThreads) p->maxThreads = std::min(p->maxThreads, maxThreads);
     succeed(error);
     return p;
-  } catch (const mslsim::CompileError& e) {
-    return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure, describeCompileError(e));
-  } catch (const mslsim::Error& e) {
-    return fail(error, kLibraryErrorDomain, LibraryErrorInternal, e.what());
-  }
+  });
 }
 
 }  // namespace

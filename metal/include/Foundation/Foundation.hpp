@@ -277,7 +277,8 @@ enum : StringCompareOptions {
   RegularExpressionSearch = 1024,
 };
 
-// Immutable text. Only the UTF-8 and ASCII encodings are supported: others give nil.
+// Immutable text. UTF-8 (checked: invalid bytes give nil) and ASCII (lenient, as Foundation is: bytes
+// past 127 are kept) are supported; other encodings give nil.
 class String : public Copying<String> {
  public:
   static String* string();                                         // +0
