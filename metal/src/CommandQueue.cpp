@@ -105,6 +105,13 @@ void CommandBufferObject::run() {
   for (auto& handler : completedHandlers) handler(this);
   completedHandlers.clear();
   scheduledHandlers.clear();
+  // Waiters go once the handlers have run, so that what a handler did is visible after
+  // waitUntilCompleted.
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    finished = true;
+  }
+  changed.notify_all();
 }
 
 // --- Queues ------------------------------------------------------------------------------------------
@@ -216,7 +223,7 @@ void CommandBuffer::waitUntilScheduled() {
 void CommandBuffer::waitUntilCompleted() {
   auto* b = MSLSIM_SELF;
   std::unique_lock<std::mutex> lock(b->mutex);
-  b->changed.wait(lock, [&] { return b->status >= CommandBufferStatusCompleted; });
+  b->changed.wait(lock, [&] { return b->finished; });
 }
 
 void CommandBuffer::addScheduledHandler(void* handler, void (*invoke)(void*, CommandBuffer*), void (*destroy)(void*)) {

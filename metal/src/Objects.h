@@ -349,6 +349,7 @@ struct CommandBufferObject final : MTL::CommandBuffer {
   mutable std::mutex mutex;
   std::condition_variable changed;
   MTL::CommandBufferStatus status = MTL::CommandBufferStatusNotEnqueued;
+  bool finished = false;  // completed handlers have run: waitUntilCompleted returns
   Ref<NS::Error> error;
   std::vector<Command> commands;
   std::vector<PlainCallback<MTL::CommandBuffer*>> scheduledHandlers, completedHandlers;

@@ -652,7 +652,8 @@ class CommandBuffer : public NS::Referencing<CommandBuffer> {
   void commit();
   void waitUntilScheduled();
   void waitUntilCompleted();
-  // Handlers run on the queue's thread, in the order added, once the buffer has run (or failed).
+  // Handlers run on the queue's thread, in the order added, once the buffer has run (or failed);
+  // waitUntilCompleted returns after they have.
   void addScheduledHandler(const HandlerFunction& handler) {
     using E = NS::detail::ErasedFunction<HandlerFunction>;
     addScheduledHandler(E::wrap(handler), &E::invoke, &E::destroy);
