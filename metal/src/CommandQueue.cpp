@@ -35,7 +35,11 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
            std::to_string(pipeline->maxThreads) + ")";
   try {
     mslsim::Dispatch dispatch(pipeline->kernel);
+    const mslsim::KernelInfo& info = pipeline->kernel.info();
     for (auto& [index, binding] : d.buffers) {
+      // Metal ignores buffers bound at indices the kernel does not declare (MLX binds sizes some
+      // kernel variants never read).
+      if (!info.bufferArgument(index)) continue;
       if (binding.buffer) {
         auto* b = static_cast<BufferObject*>(binding.buffer.get());
         dispatch.bind(index, b->data, b->length, binding.offset);
@@ -43,7 +47,8 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
         dispatch.bind(index, binding.bytes->data(), binding.bytes->size(), 0);
       }
     }
-    for (auto& [index, bytes] : d.threadgroupMemory) dispatch.threadgroupMemory(index, bytes);
+    for (auto& [index, bytes] : d.threadgroupMemory)
+      if (info.threadgroupArgument(index)) dispatch.threadgroupMemory(index, bytes);
     mslsim::Report report;
     {
       std::lock_guard<std::mutex> lock(execution);

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# MLX with its Metal backend on Linux, on mslsim: builds MLX (the C++ library and its C++ tests)
+# from the checkout given, with the Metal backend in JIT mode against mslsim's metal-cpp API
+# (mslsim::metal), then runs MLX's C++ tests on the GPU device and writes a table of the results.
+#
+#   scripts/mlx-on-linux.sh MLX_CHECKOUT [--build-only] [--jobs N]
+#
+# Work happens in $MSLSIM_MLX_WORK (default build/mlx-on-linux): an installed mslsim, a copy of the
+# checkout with the changes below, MLX's build, and the results (results.md, tests.xml).
+#
+# Nothing is downloaded. MLX's FetchContent dependencies come from Debian packages or mslsim:
+#   metal_cpp   mslsim's headers (FETCHCONTENT_SOURCE_DIR_METAL_CPP), the Metal, Foundation and
+#               QuartzCore "frameworks" are libmslsim-metal
+#   json        Debian's nlohmann-json3-dev (a directory laid out as the release tarball)
+#   fmt         Debian's libfmt-dev (USE_SYSTEM_FMT, header-only as MLX uses it)
+#   doctest     Debian's doctest-dev (for MLX's tests)
+# Changes to MLX, applied to the copy, each the smallest that works:
+#   1. CMakeLists.txt turns MLX_BUILD_METAL off on every system but Darwin and iOS: that `set` is
+#      removed, so that the Metal backend builds here.
+# How it is built, where Linux differs from a Mac:
+#   clang-16 -stdlib=libc++     Apple's toolchain: MLX relies on libc++ (transitive <optional>,
+#                               tuple-to-pair conversion in fft.cpp)
+#   -DvisionOS=watchOS          clang 16 predates visionOS in __builtin_available
+#   -I metal/darwin             mach/vm_page_size.h, sys/sysctl.h
+#   -include clang16-compat.h   clang 16 lacks the "f16c" name of __builtin_cpu_supports (CPU backend)
+#   PATH=scripts/mlx-on-linux   its `xcrun` answers the Metal toolchain calls of MLX's CMake
+#                               (preprocessing for the JIT preambles; mlx.metallib becomes a
+#                               manifest of the .metal sources, compiled when MLX asks for a kernel)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mlx= build_only=0 jobs=2
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-only) build_only=1 ;;
+    --jobs) jobs=$2; shift ;;
+    -*) echo "mlx-on-linux: unknown option $1" >&2; exit 2 ;;
+    *) mlx=$(cd "$1" && pwd) ;;
+  esac
+  shift
+done
+if [ -z "$mlx" ] || [ ! -f "$mlx/mlx/backend/metal/device.cpp" ]; then
+  echo "usage: scripts/mlx-on-linux.sh MLX_CHECKOUT [--build-only] [--jobs N]" >&2
+  exit 2
+fi
+work=${MSLSIM_MLX_WORK:-$root/build/mlx-on-linux}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+
+# Packages MLX needs beyond mslsim's own.
+packages=(libopenblas-dev liblapacke-dev doctest-dev rsync)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "mlx-on-linux: installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# 1. mslsim, built and installed where MLX's build finds it.
+"$root/scripts/setup.sh" > "$work/mslsim-build.log"
+prefix=$work/mslsim
+cmake --install "$root/build" --prefix "$prefix" > /dev/null
+metal_lib=$prefix/lib/libmslsim-metal.so
+
+# 2. The copy of MLX, with its one change.
+src=$work/mlx-src
+rsync -a --delete --exclude .git "$mlx/" "$src/"
+python3 - "$src/CMakeLists.txt" <<'EOF'
+import re, sys
+path = sys.argv[1]
+text = open(path).read()
+# The `else()` branch after the iOS case: "set(MLX_BUILD_METAL OFF)" for every other system.
+pattern = re.compile(r'(elseif\(CMAKE_SYSTEM_NAME STREQUAL "iOS"\)\n(?:[ \t]*#[^\n]*\n)*else\(\)\n)([ \t]*set\(MLX_BUILD_METAL OFF\)\n)')
+changed, n = pattern.subn(r'\1  # mslsim: the Metal backend builds on Linux against mslsim::metal\n', text)
+if n != 1:
+    sys.exit("mlx-on-linux: MLX's CMakeLists.txt no longer has the line that turns Metal off off Darwin; look again")
+open(path, "w").write(changed)
+EOF
+
+# 3. Stand-ins for downloads.
+deps=$work/deps
+mkdir -p "$deps/json/single_include" "$deps/doctest/scripts/cmake"
+ln -sfn /usr/include/nlohmann "$deps/json/single_include/nlohmann"
+cat > "$deps/doctest/CMakeLists.txt" <<'EOF'
+# Debian's doctest, as the target MLX's tests link.
+cmake_minimum_required(VERSION 3.20)
+project(doctest CXX)
+add_library(doctest INTERFACE)
+target_include_directories(doctest INTERFACE /usr/include/doctest /usr/include)
+add_library(doctest::doctest ALIAS doctest)
+EOF
+cp /usr/lib/cmake/doctest/doctest.cmake "$deps/doctest/scripts/cmake/doctest.cmake" 2>/dev/null ||
+  cp "$(dpkg -L doctest-dev | grep '/doctest.cmake$' | head -1)" "$deps/doctest/scripts/cmake/doctest.cmake"
+cp "$(dirname "$(dpkg -L doctest-dev | grep '/doctest.cmake$' | head -1)")"/doctestAddTests.cmake \
+  "$deps/doctest/scripts/cmake/" 2>/dev/null || true
+
+# 4. Configure and build.
+export PATH=$root/scripts/mlx-on-linux:$PATH
+flags="-stdlib=libc++ -DvisionOS=watchOS -I$root/metal/darwin -include $root/scripts/mlx-on-linux/clang16-compat.h"
+bld=$work/mlx-build
+start=$SECONDS
+CC=clang-16 CXX=clang++-16 cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-stdlib=libc++" \
+  -DCMAKE_SHARED_LINKER_FLAGS="-stdlib=libc++" \
+  -DMLX_BUILD_METAL=ON -DMLX_METAL_JIT=ON -DMLX_BUILD_TESTS=ON -DMLX_BUILD_EXAMPLES=OFF \
+  -DMLX_BUILD_GGUF=OFF -DMLX_BUILD_PYTHON_BINDINGS=OFF -DUSE_SYSTEM_FMT=ON \
+  -DMETAL_LIB="$metal_lib" -DFOUNDATION_LIB="$metal_lib" -DQUARTZ_LIB="$metal_lib" \
+  -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
+  -DFETCHCONTENT_SOURCE_DIR_METAL_CPP="$prefix/include/mslsim/metal-cpp" \
+  -DFETCHCONTENT_SOURCE_DIR_JSON="$deps/json" -DFETCHCONTENT_SOURCE_DIR_DOCTEST="$deps/doctest" \
+  > "$work/mlx-configure.log" || { tail -30 "$work/mlx-configure.log"; exit 1; }
+cmake --build "$bld" -j "$jobs" --target tests > "$work/mlx-build.log" 2>&1 ||
+  { grep -m20 -B2 -A8 "error" "$work/mlx-build.log"; echo "mlx-on-linux: the build failed (log: $work/mlx-build.log)"; exit 1; }
+echo "mlx-on-linux: MLX and its tests built in $((SECONDS - start)) s"
+[ $build_only = 1 ] && exit 0
+
+# 5. MLX's C++ tests on the GPU device (the default device of a Metal build).
+cd "$bld"
+"$bld/tests/tests" --reporters=xml --out="$work/tests.xml" --no-colors=true > "$work/tests.log" 2>&1 || true
+/usr/bin/python3 "$root/scripts/mlx-on-linux/results.py" "$work/tests.xml" > "$work/results.md"
+cat "$work/results.md"
