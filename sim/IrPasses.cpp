@@ -511,6 +511,23 @@ PointerClass classifyPointer(llvm::Value* pointer, uint64_t accessBytes, const l
                              const std::map<std::string, const KernelInfo*>& kernelOfEntrySymbol) {
   PointerClass c;
   const llvm::Value* base = llvm::getUnderlyingObject(pointer, 0);
+  auto isPrivateOrConstant = [](const llvm::Value* v) {
+    auto* global = llvm::dyn_cast<llvm::GlobalVariable>(v);
+    return llvm::isa<llvm::AllocaInst>(v) || (global && !global->isDeclaration());
+  };
+  if (!isPrivateOrConstant(base)) {
+    // A pointer chosen by a select or a phi among rows of one private array or constant table
+    // (MLX's threefry: `for (auto r : rotations[i % 2])`, unrolled): that object.
+    llvm::SmallVector<const llvm::Value*, 4> objects;
+    llvm::getUnderlyingObjects(pointer, objects);
+    if (!objects.empty() && std::all_of(objects.begin(), objects.end(), isPrivateOrConstant)) {
+      if (objects.size() > 1) {
+        c.skip = true;  // one of several private objects: no one bounds to check it against
+        return c;
+      }
+      base = objects.front();
+    }
+  }
   if (llvm::isa<llvm::AllocaInst>(base) || llvm::isa<llvm::GlobalVariable>(base)) {
     // Thread-private memory, and (after lowering) program-scope constant data: not the
     // simulator's business unless the access may leave the object, which is checked inline.
