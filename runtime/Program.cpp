@@ -343,7 +343,9 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
       if (!binding.raw && !dtypeMatchesElementType(binding.dtype, a.pointeeType))
         throw Error(argLabel(a) + ": " + binding.origin + " holds " + dtypeName(binding.dtype) +
                          " data, which does not match element type '" + a.pointeeType + "'");
-      if (a.pointeeSize && binding.bytes < a.pointeeSize)
+      // A reference must have its object; a pointer may be handed an empty buffer (Metal allows
+      // it, and MLX binds empty shape vectors its kernels do not read), any read being past the end.
+      if (a.isReference && a.pointeeSize && binding.bytes < a.pointeeSize)
         throw Error(argLabel(a) + ": " + binding.origin + " has " + std::to_string(binding.bytes) +
                          " bytes, less than one '" + a.pointeeType + "' (" +
                          std::to_string(a.pointeeSize) + " bytes)");

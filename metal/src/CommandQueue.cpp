@@ -328,6 +328,7 @@ void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS:
   RecordedDispatch::BufferBinding b;
   b.bytes = std::make_shared<mslsim::DeviceBytes>(static_cast<const uint8_t*>(bytes),
                                                   static_cast<const uint8_t*>(bytes) + length);
+  if (length == 0) b.bytes->reserve(16);  // an address of its own all the same (nothing may be read)
   MSLSIM_SELF->buffers[unsigned(index)] = std::move(b);
 }
 void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS::UInteger, NS::UInteger index) {

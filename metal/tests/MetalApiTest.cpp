@@ -145,6 +145,37 @@ TEST_F(MetalApi, BuffersBoundAtOffsetsAndNoCopyMemory) {
   EXPECT_TRUE(deallocated);  // when the buffer's last reference went
 }
 
+TEST_F(MetalApi, AnEmptyBufferBindsToAPointerTheKernelDoesNotRead) {
+  // MLX binds the shape of a 0-d array as an empty setBytes; the kernel reads it only for ndim > 0.
+  const char* source = R"(
+#include <metal_stdlib>
+using namespace metal;
+kernel void scaled_copy(device const float* in [[buffer(0)]], device float* out [[buffer(1)]],
+                        constant const int* shape [[buffer(2)]], constant const int& ndim [[buffer(3)]],
+                        uint i [[thread_position_in_grid]]) {
+  out[i] = ndim > 0 ? in[i] * shape[0] : in[i];
+}
+)";
+  auto state = pipeline(source, "scaled_copy");
+  ASSERT_TRUE(state);
+  auto in = floats({1.5f, -2.0f, 4.0f, 8.0f});
+  auto out = NS::TransferPtr(device_->newBuffer(4 * sizeof(float), MTL::ResourceStorageModeShared));
+  int ndim = 0;
+  MTL::CommandBuffer* cb = queue_->commandBuffer();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(state.get());
+  enc->setBuffer(in.get(), 0, 0);
+  enc->setBuffer(out.get(), 0, 1);
+  enc->setBytes(nullptr, 0, 2);
+  enc->setBytes(&ndim, sizeof ndim, 3);
+  enc->dispatchThreads(MTL::Size(4, 1, 1), MTL::Size(4, 1, 1));
+  enc->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted) << cb->error()->localizedDescription()->utf8String();
+  EXPECT_EQ(read(out.get()), (std::vector<float>{1.5f, -2.0f, 4.0f, 8.0f}));
+}
+
 const char* kReduce = R"(
 #include <metal_stdlib>
 using namespace metal;

@@ -37,7 +37,7 @@ def main(path):
         elif expr:
             message = "failed: " + html.unescape(expr.group(1)).strip()
         failures.append((file, name, " ".join(message.split())[:300]))
-    started = re.findall(r'<TestCase\b[^>]*name="([^"]*)"', text)
+    started = re.findall(r'<TestCase\b[^>]*?(?<=\s)name="([^"]*)"', text)
     crashed = not re.search(r"<OverallResultsTestCases\b", text)
     total = collections.Counter()
     print("| test file | passed | failed | skipped |")
