@@ -25,10 +25,30 @@ struct ThreadPools {
   std::vector<AutoreleasePoolObject*> stack;
   std::vector<Object*> orphans;
   ~ThreadPools() {
-    for (Object* o : orphans) o->release();
+    // Releasing may autorelease more (into `orphans` again): keep going until nothing is left.
+    std::vector<Object*> batch;
+    while (!(batch = std::exchange(orphans, {})).empty())
+      for (Object* o : batch) o->release();
   }
 };
-thread_local ThreadPools tPools;
+
+// The state lives behind a trivially destructible pointer: other thread_local objects (MLX's
+// per-thread command encoders) use pools in their destructors, which may run after this thread's
+// pool state was torn down; they then get a fresh state (left to leak) instead of a destroyed one.
+thread_local ThreadPools* tPoolState = nullptr;
+struct ThreadPoolsOwner {
+  ~ThreadPoolsOwner() {
+    delete std::exchange(tPoolState, nullptr);
+  }
+};
+thread_local ThreadPoolsOwner tPoolOwner;
+ThreadPools& pools() {
+  if (!tPoolState) {
+    tPoolState = new ThreadPools();
+    (void)&tPoolOwner;  // registers the owner's destructor for this thread
+  }
+  return *tPoolState;
+}
 
 }  // namespace
 
@@ -44,10 +64,10 @@ void Object::release() {
 }
 
 Object* Object::autorelease() {
-  if (tPools.stack.empty())
-    tPools.orphans.push_back(this);
+  if (pools().stack.empty())
+    pools().orphans.push_back(this);
   else
-    tPools.stack.back()->objects.push_back(this);
+    pools().stack.back()->objects.push_back(this);
   return this;
 }
 
@@ -73,7 +93,7 @@ Object* detail::copyOf(const Object* object) { return object->copyObject(); }
 AutoreleasePool* AutoreleasePool::alloc() { return new AutoreleasePoolObject(); }
 
 AutoreleasePool* AutoreleasePool::init() {
-  tPools.stack.push_back(static_cast<AutoreleasePoolObject*>(this));
+  pools().stack.push_back(static_cast<AutoreleasePoolObject*>(this));
   return this;
 }
 
@@ -81,28 +101,37 @@ void AutoreleasePool::drain() { release(); }
 void AutoreleasePool::addObject(Object* object) { static_cast<AutoreleasePoolObject*>(this)->objects.push_back(object); }
 
 void AutoreleasePool::showPools() {
-  std::cerr << "autorelease pools of this thread: " << tPools.stack.size() << "\n";
-  for (size_t i = 0; i < tPools.stack.size(); ++i)
-    std::cerr << "  pool " << i << ": " << tPools.stack[i]->objects.size() << " objects\n";
+  std::cerr << "autorelease pools of this thread: " << pools().stack.size() << "\n";
+  for (size_t i = 0; i < pools().stack.size(); ++i)
+    std::cerr << "  pool " << i << ": " << pools().stack[i]->objects.size() << " objects\n";
 }
 
 }  // namespace NS
 
 namespace mslsim::metal {
 
+namespace {
+// Releases what was autoreleased into `pool`; releasing may autorelease more into it.
+void drainObjects(AutoreleasePoolObject* pool) {
+  std::vector<NS::Object*> objects;
+  while (!(objects = std::exchange(pool->objects, {})).empty())
+    for (NS::Object* o : objects) o->release();
+}
+}  // namespace
+
 AutoreleasePoolObject::~AutoreleasePoolObject() {
-  // A pool drained while inner ones are still pushed drains those first, as Cocoa does.
-  auto& stack = NS::tPools.stack;
-  while (!stack.empty()) {
-    AutoreleasePoolObject* top = stack.back();
+  // Pools still pushed inside this one are drained and popped first, as Cocoa does (each is
+  // deleted when its own owner releases it). A pool released on another thread than the one that
+  // pushed it only drains itself.
+  auto& stack = NS::pools().stack;
+  if (std::find(stack.begin(), stack.end(), this) != stack.end()) {
+    while (stack.back() != this) {
+      drainObjects(stack.back());
+      stack.pop_back();
+    }
     stack.pop_back();
-    // Releasing may autorelease more objects into this pool: keep going until it is empty.
-    std::vector<NS::Object*> objects;
-    while (!(objects = std::exchange(top->objects, {})).empty())
-      for (NS::Object* o : objects) o->release();
-    if (top == this) break;
-    delete top;
   }
+  drainObjects(this);
 }
 
 // --- Strings --------------------------------------------------------------------------------------

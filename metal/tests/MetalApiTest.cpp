@@ -458,6 +458,33 @@ TEST_F(MetalApi, ReferenceCountingFollowsCocoaRules) {
   EXPECT_EQ(NS::String::string("\xff", NS::UTF8StringEncoding), nullptr);
 }
 
+TEST_F(MetalApi, PoolsWorkInThreadLocalDestructorsAndAcrossThreads) {
+  // MLX keeps per-thread command encoders in a thread_local map whose destructors open pools,
+  // possibly after the thread's pool state has gone (found by MLX's tests on std::async threads).
+  struct UsesAPoolAtThreadExit {
+    ~UsesAPoolAtThreadExit() {
+      NS::SharedPtr<NS::AutoreleasePool> pool = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
+      NS::String::string("bye", NS::UTF8StringEncoding);
+    }
+  };
+  std::thread([] {
+    static thread_local UsesAPoolAtThreadExit atExit;  // made before the thread's first pool
+    (void)&atExit;
+    NS::SharedPtr<NS::AutoreleasePool> pool = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
+    NS::String::string("hello", NS::UTF8StringEncoding);
+  }).join();
+  // A pool pushed on one thread and released on another drains itself, not that thread's pools.
+  NS::AutoreleasePool* elsewhere = nullptr;
+  std::thread([&] { elsewhere = NS::AutoreleasePool::alloc()->init(); }).join();
+  NS::SharedPtr<NS::AutoreleasePool> inner = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
+  NS::String* kept = NS::String::string("kept", NS::UTF8StringEncoding)->retain();
+  elsewhere->release();
+  EXPECT_EQ(kept->retainCount(), 2u);
+  inner.reset();
+  EXPECT_EQ(kept->retainCount(), 1u);
+  kept->release();
+}
+
 TEST_F(MetalApi, LibrariesFromFilesAndManifests) {
   std::string dir = ::testing::TempDir() + "/mslsim_metal_library";
   std::system(("mkdir -p " + dir).c_str());
