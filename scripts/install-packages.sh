@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages mslsim's build, tests, benchmarks, fuzzing and sanitizer builds
-# need, only those that are missing (apt, as root). scripts/setup.sh, fuzz.sh and sanitize.sh
-# start with it.
+# need, and any named as arguments, only those that are missing (apt, as root). scripts/setup.sh,
+# fuzz.sh, sanitize.sh and mlx-on-linux.sh start with it.
 set -euo pipefail
 
 packages=(
@@ -14,6 +14,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libboost-context-dev
   # bench/: the OpenCL peers and their host program (bench/opencl_host.cpp)
   pocl-opencl-icd oclgrind ocl-icd-opencl-dev opencl-c-headers clinfo
+  "$@"
 )
 missing=()
 for p in "${packages[@]}"; do

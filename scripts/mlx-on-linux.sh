@@ -47,16 +47,7 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 # Packages MLX needs beyond mslsim's own.
-packages=(libopenblas-dev liblapacke-dev doctest-dev rsync)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "mlx-on-linux: installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+"$root/scripts/install-packages.sh" libopenblas-dev liblapacke-dev doctest-dev rsync
 
 # 1. mslsim, built and installed where MLX's build finds it.
 "$root/scripts/setup.sh" > "$work/mslsim-build.log"
