@@ -198,7 +198,7 @@ ResidencySet* Device::newResidencySet(const ResidencySetDescriptor* descriptor, 
 
 // --- Resources ----------------------------------------------------------------------------------
 
-NS::UInteger Allocation::allocatedSize() const {
+NS::UInteger Allocation::allocatedSize() const { MSLSIM_NIL_ANSWERS(0);
   // Buffers, heaps and pipeline states are allocations; only the first two have a size.
   if (auto* b = dynamic_cast<const BufferObject*>(this)) return b->length;
   if (auto* h = dynamic_cast<const HeapObject*>(this)) return h->size;
@@ -209,13 +209,13 @@ namespace {
 const BufferObject& buffer(const Resource* r) { return *static_cast<const BufferObject*>(r); }
 }  // namespace
 
-NS::UInteger Resource::allocatedSize() const { return buffer(this).length; }
+NS::UInteger Resource::allocatedSize() const { MSLSIM_NIL_ANSWERS(0); return buffer(this).length; }
 CPUCacheMode Resource::cpuCacheMode() const { return CPUCacheMode(buffer(this).options & 0xf); }
-StorageMode Resource::storageMode() const { return StorageMode((buffer(this).options >> 4) & 0xf); }
+StorageMode Resource::storageMode() const { MSLSIM_NIL_ANSWERS(StorageModeShared); return StorageMode((buffer(this).options >> 4) & 0xf); }
 HazardTrackingMode Resource::hazardTrackingMode() const { return HazardTrackingMode((buffer(this).options >> 8) & 0x3); }
 ResourceOptions Resource::resourceOptions() const { return buffer(this).options; }
-Device* Resource::device() const { return buffer(this).device; }
-Heap* Resource::heap() const { return buffer(this).heap.get(); }
+Device* Resource::device() const { MSLSIM_NIL_ANSWERS(nullptr); return buffer(this).device; }
+Heap* Resource::heap() const { MSLSIM_NIL_ANSWERS(nullptr); return buffer(this).heap.get(); }
 NS::UInteger Resource::heapOffset() const { return 0; }
 NS::String* Resource::label() const { return buffer(this).label.get(); }
 void Resource::setLabel(const NS::String* label) { static_cast<BufferObject*>(this)->label.reset(label); }
@@ -223,8 +223,8 @@ PurgeableState Resource::setPurgeableState(PurgeableState) { return PurgeableSta
 bool Resource::isAliasable() { return false; }
 void Resource::makeAliasable() {}
 
-void* Buffer::contents() { return static_cast<BufferObject*>(this)->data; }
-NS::UInteger Buffer::length() const { return static_cast<const BufferObject*>(this)->length; }
+void* Buffer::contents() { MSLSIM_NIL_ANSWERS(nullptr); return static_cast<BufferObject*>(this)->data; }
+NS::UInteger Buffer::length() const { MSLSIM_NIL_ANSWERS(0); return static_cast<const BufferObject*>(this)->length; }
 void Buffer::didModifyRange(NS::Range) {}
 GPUAddress Buffer::gpuAddress() const { return reinterpret_cast<GPUAddress>(static_cast<const BufferObject*>(this)->data); }
 void Buffer::addDebugMarker(const NS::String*, NS::Range) {}

@@ -54,16 +54,16 @@ ThreadPools& pools() {
 
 Object::~Object() = default;
 
-Object* Object::retain() {
+Object* Object::retain() { MSLSIM_NIL_ANSWERS(nullptr);
   references_.fetch_add(1, std::memory_order_relaxed);
   return this;
 }
 
-void Object::release() {
+void Object::release() { MSLSIM_NIL_ANSWERS();
   if (references_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
 }
 
-Object* Object::autorelease() {
+Object* Object::autorelease() { MSLSIM_NIL_ANSWERS(nullptr);
   if (pools().stack.empty())
     pools().orphans.push_back(this);
   else
@@ -71,10 +71,10 @@ Object* Object::autorelease() {
   return this;
 }
 
-UInteger Object::retainCount() const { return references_.load(std::memory_order_relaxed); }
-UInteger Object::hash() const { return hashValue(); }
-bool Object::isEqual(const Object* other) const { return other && equals(*other); }
-String* Object::description() const { return describe(); }
+UInteger Object::retainCount() const { MSLSIM_NIL_ANSWERS(0); return references_.load(std::memory_order_relaxed); }
+UInteger Object::hash() const { MSLSIM_NIL_ANSWERS(0); return hashValue(); }
+bool Object::isEqual(const Object* other) const { MSLSIM_NIL_ANSWERS(false); return other && equals(*other); }
+String* Object::description() const { MSLSIM_NIL_ANSWERS(nullptr); return describe(); }
 String* Object::debugDescription() const { return describe(); }
 
 bool Object::equals(const Object& other) const { return this == &other; }
@@ -227,14 +227,14 @@ String* String::init(void* bytes, UInteger length, StringEncoding encoding, bool
   return this;
 }
 
-const char* String::utf8String() const { return static_cast<const StringObject*>(this)->text.c_str(); }
+const char* String::utf8String() const { MSLSIM_NIL_ANSWERS(nullptr); return static_cast<const StringObject*>(this)->text.c_str(); }
 const char* String::cString(StringEncoding encoding) const {
   const std::string& t = textOf(this);
   return encodable(t.data(), t.size(), encoding) ? t.c_str() : nullptr;
 }
 const char* String::fileSystemRepresentation() const { return utf8String(); }
 
-UInteger String::length() const {
+UInteger String::length() const { MSLSIM_NIL_ANSWERS(0);
   UInteger units = 0;
   for (unsigned char c : textOf(this))
     if ((c >> 6) != 2) units += (c >> 3) == 30 ? 2 : 1;  // 4-byte sequences are surrogate pairs
@@ -313,7 +313,7 @@ Array* Array::init(const Object* const* objects, UInteger count) {
   for (UInteger i = 0; i < count; ++i) a->items.push_back(retained(const_cast<Object*>(objects[i])));
   return this;
 }
-UInteger Array::count() const { return static_cast<const ArrayObject*>(this)->items.size(); }
+UInteger Array::count() const { MSLSIM_NIL_ANSWERS(0); return static_cast<const ArrayObject*>(this)->items.size(); }
 Object* Array::objectAtIndex(UInteger index) const {
   auto& items = static_cast<const ArrayObject*>(this)->items;
   if (index >= items.size())
@@ -368,10 +368,10 @@ Error* Error::init(ErrorDomain domain, Integer code, Dictionary* userInfo) {
   e->userInfo.reset(userInfo);
   return this;
 }
-Integer Error::code() const { return static_cast<const ErrorObject*>(this)->code; }
+Integer Error::code() const { MSLSIM_NIL_ANSWERS(0); return static_cast<const ErrorObject*>(this)->code; }
 ErrorDomain Error::domain() const { return static_cast<const ErrorObject*>(this)->domain.get(); }
 Dictionary* Error::userInfo() const { return static_cast<const ErrorObject*>(this)->userInfo.get(); }
-String* Error::localizedDescription() const { return describe(); }
+String* Error::localizedDescription() const { MSLSIM_NIL_ANSWERS(nullptr); return describe(); }
 Array* Error::localizedRecoveryOptions() const { return nullptr; }
 String* Error::localizedRecoverySuggestion() const {
   Dictionary* info = userInfo();

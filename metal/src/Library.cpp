@@ -461,7 +461,7 @@ ComputePipelineState* Device::newComputePipelineState(const ComputePipelineDescr
 }
 
 #define MSLSIM_CSELF static_cast<const ComputePipelineStateObject*>(this)
-NS::UInteger ComputePipelineState::maxTotalThreadsPerThreadgroup() const { return MSLSIM_CSELF->maxThreads; }
+NS::UInteger ComputePipelineState::maxTotalThreadsPerThreadgroup() const { MSLSIM_NIL_ANSWERS(0); return MSLSIM_CSELF->maxThreads; }
 NS::UInteger ComputePipelineState::threadExecutionWidth() const { return 32; }
 NS::UInteger ComputePipelineState::staticThreadgroupMemoryLength() const { return 0; }
 Device* ComputePipelineState::device() const { return MSLSIM_CSELF->device; }

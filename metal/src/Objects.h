@@ -20,6 +20,18 @@
 
 namespace mslsim::metal {
 
+// Objective-C's nil messaging: a message to a null object does nothing and answers zero, and
+// metal-cpp programs rely on it (MLX asks a null buffer for its length). Methods programs may call
+// on null start with MSLSIM_NIL_ANSWERS(zero). `this` goes through an empty asm so that the
+// compiler cannot assume it is not null and drop the test.
+inline bool isNil(const void* self) {
+  auto value = reinterpret_cast<uintptr_t>(self);
+  asm("" : "+r"(value));
+  return value == 0;
+}
+#define MSLSIM_NIL_ANSWERS(...) \
+  if (::mslsim::metal::isNil(this)) return __VA_ARGS__
+
 // Objects handed out +0 go to the innermost autorelease pool of the calling thread.
 template <class T>
 T* autoreleased(T* object) {

@@ -455,6 +455,12 @@ TEST_F(MetalApi, ReferenceCountingFollowsCocoaRules) {
   kept->release();
   NS::SharedPtr<MTL::Buffer> none = nullptr;
   none.reset();  // null is fine
+  // Objective-C's nil messaging, which programs rely on (MLX asks a null buffer for its length).
+  MTL::Buffer* volatile opaque = none.get();  // hidden from the compiler, as a program's null is
+  MTL::Buffer* nil = opaque;
+  EXPECT_EQ(nil->length(), 0u);
+  EXPECT_EQ(nil->contents(), nullptr);
+  nil->release();
   EXPECT_EQ(NS::String::string("\xff", NS::UTF8StringEncoding), nullptr);
 }
 
