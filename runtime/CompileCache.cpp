@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 6;  // bump when the entry layout changes
+constexpr int kFormat = 7;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -173,6 +173,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       c.object.kernels.push_back(std::move(e));
     }
     c.object.sources = sources;
+    if (j.contains("declared")) c.declaredKernels = j["declared"].get<std::vector<std::string>>();
     for (auto& d : j["warnings"])
       c.warnings.push_back({Diagnostic::Severity(d[0].get<int>()), position(d[1]), d[2], d[3]});
     (void)mainPath;
@@ -183,10 +184,12 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
 }
 
 void CompileCache::store(const std::string& key, const std::string& mainPath, const CompiledObject& object,
-                         const std::vector<Diagnostic>& warnings) const {
+                         const std::vector<Diagnostic>& warnings,
+                         const std::optional<std::vector<std::string>>& declaredKernels) const {
   if (dir_.empty()) return;
   json j;
   j["format"] = kFormat;
+  if (declaredKernels) j["declared"] = *declaredKernels;
   j["dependencies"] = json::array();
   j["sources"] = json::array();
   if (object.sources)

@@ -16,6 +16,9 @@ namespace mslsim {
 struct CachedCompilation {
   CompiledObject object;
   std::vector<Diagnostic> warnings;
+  // A listing (a compile that chose no kernel: checked, no code) holds no object, only the names of
+  // the kernels it declares, so that a library made of it needs no parse in the next process.
+  std::optional<std::vector<std::string>> declaredKernels;
 };
 
 class CompileCache {
@@ -28,7 +31,8 @@ class CompileCache {
                          bool checked, const std::string& fingerprint);
   std::optional<CachedCompilation> load(const std::string& key, const std::string& mainPath) const;
   void store(const std::string& key, const std::string& mainPath, const CompiledObject& object,
-             const std::vector<Diagnostic>& warnings) const;
+             const std::vector<Diagnostic>& warnings,
+             const std::optional<std::vector<std::string>>& declaredKernels = std::nullopt) const;
 
  private:
   CompileCache();

@@ -87,6 +87,17 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   };
   for (auto& key : disk.enabled() ? diskKeys : std::vector<std::string>{})
     if (std::optional<CachedCompilation> cached = (CompilePhases::note("loading from the cache"), disk.load(key, path))) {
+      if (cached->declaredKernels) {  // a listing: the names, no code
+        if (!options.kernels || !options.kernels->empty()) continue;
+        program->declaredKernels_ = std::move(*cached->declaredKernels);
+        program->sources_ = cached->object.sources;
+        program->warnings_ = std::move(cached->warnings);
+        program->fromDiskCache_ = true;
+        program->compileMs_ =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        cache[key] = program;
+        return program;
+      }
       JitResult jit = loadObject(cached->object);
       if (jit.ok && holdsWanted(jit.kernels)) {
         program->kernels_ = std::move(jit.kernels);
@@ -127,6 +138,11 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   } else {
     for (auto& d : compiled.diagnostics)
       if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
+    if (disk.enabled()) {
+      CompiledObject listing;
+      listing.sources = sources;
+      disk.store(diskKey, path, listing, program->warnings_, program->declaredKernels_);
+    }
   }
   program->compileMs_ =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

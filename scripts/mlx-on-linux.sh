@@ -2,8 +2,10 @@
 # MLX with its Metal backend on Linux, on mslsim: builds MLX (the C++ library and its C++ tests)
 # from the checkout given, with the Metal backend in JIT mode against mslsim's metal-cpp API
 # (mslsim::metal), then runs MLX's C++ tests on the GPU device and writes a table of the results.
+# Given a nanobind checkout, it builds MLX's Python package too and runs MLX's Python tests.
 #
-#   scripts/mlx-on-linux.sh MLX_CHECKOUT [--build-only] [--jobs N]
+#   scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--build-only] [--jobs N]
+#                                        [--tests cpp|python|all] [--timeout SECONDS]
 #
 # Work happens in $MSLSIM_MLX_WORK (default build/mlx-on-linux): an installed mslsim, a copy of the
 # checkout with the changes below, MLX's build, and the results (results.md, tests.xml).
@@ -14,6 +16,8 @@
 #   json        Debian's nlohmann-json3-dev (a directory laid out as the release tarball)
 #   fmt         Debian's libfmt-dev (USE_SYSTEM_FMT, header-only as MLX uses it)
 #   doctest     Debian's doctest-dev (for MLX's tests)
+#   nanobind    not in Debian 12: a checkout of the tag MLX's CMakeLists.txt pins, with its
+#               ext/robin_map submodule (git clone --recursive -b vX.Y.Z wjakob/nanobind)
 # Changes to MLX, applied to the copy, each the smallest that works:
 #   1. CMakeLists.txt turns MLX_BUILD_METAL off on every system but Darwin and iOS: that `set` is
 #      removed, so that the Metal backend builds here.
@@ -28,25 +32,41 @@
 #                               manifest of the .metal sources, compiled when MLX asks for a kernel)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mlx= build_only=0 jobs=2
+mlx= nanobind= build_only=0 jobs=2 suites=all timeout=300
+usage="usage: scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--build-only] [--jobs N] [--tests cpp|python|all] [--timeout SECONDS]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-only) build_only=1 ;;
     --jobs) jobs=$2; shift ;;
-    -*) echo "mlx-on-linux: unknown option $1" >&2; exit 2 ;;
+    --nanobind) nanobind=$(cd "$2" && pwd); shift ;;
+    --tests) suites=$2; shift ;;
+    --timeout) timeout=$2; shift ;;
+    -*) echo "mlx-on-linux: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
     *) mlx=$(cd "$1" && pwd) ;;
   esac
   shift
 done
 if [ -z "$mlx" ] || [ ! -f "$mlx/mlx/backend/metal/device.cpp" ]; then
-  echo "usage: scripts/mlx-on-linux.sh MLX_CHECKOUT [--build-only] [--jobs N]" >&2
+  echo "$usage" >&2
   exit 2
+fi
+python_on=OFF
+if [ -n "$nanobind" ]; then
+  if [ ! -f "$nanobind/cmake/nanobind-config.cmake" ] || [ ! -f "$nanobind/ext/robin_map/include/tsl/robin_map.h" ]; then
+    echo "mlx-on-linux: $nanobind is not a nanobind checkout with its ext/robin_map submodule" >&2
+    exit 2
+  fi
+  pinned=$(grep -A3 'GIT_REPOSITORY https://github.com/wjakob/nanobind' "$mlx/CMakeLists.txt" | sed -n 's/.*GIT_TAG *//p')
+  have=$(sed -n 's/^version *= *"\(.*\)"/v\1/p' "$nanobind/pyproject.toml" | head -1)
+  [ "$pinned" = "$have" ] || echo "mlx-on-linux: warning: MLX pins nanobind $pinned, the checkout given is $have" >&2
+  python_on=ON
 fi
 work=${MSLSIM_MLX_WORK:-$root/build/mlx-on-linux}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
 # Packages MLX needs beyond mslsim's own.
+# (python3-dev, numpy and pytest, for the Python package and its tests, are among mslsim's own.)
 "$root/scripts/install-packages.sh" libopenblas-dev liblapacke-dev doctest-dev rsync
 
 # 1. mslsim, built and installed where MLX's build finds it.
@@ -96,19 +116,37 @@ CC=clang-16 CXX=clang++-16 cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-stdlib=libc++" \
   -DCMAKE_SHARED_LINKER_FLAGS="-stdlib=libc++" \
   -DMLX_BUILD_METAL=ON -DMLX_METAL_JIT=ON -DMLX_BUILD_TESTS=ON -DMLX_BUILD_EXAMPLES=OFF \
-  -DMLX_BUILD_GGUF=OFF -DMLX_BUILD_PYTHON_BINDINGS=OFF -DUSE_SYSTEM_FMT=ON \
+  -DMLX_BUILD_GGUF=OFF -DUSE_SYSTEM_FMT=ON \
+  -DMLX_BUILD_PYTHON_BINDINGS=$python_on -DPython_EXECUTABLE=/usr/bin/python3 \
+  -DMLX_PYTHON_BINDINGS_OUTPUT_DIRECTORY="$src/python/mlx" \
+  ${nanobind:+-DFETCHCONTENT_SOURCE_DIR_NANOBIND="$nanobind"} \
   -DMETAL_LIB="$metal_lib" -DFOUNDATION_LIB="$metal_lib" -DQUARTZ_LIB="$metal_lib" \
   -DFETCHCONTENT_FULLY_DISCONNECTED=ON \
   -DFETCHCONTENT_SOURCE_DIR_METAL_CPP="$prefix/include/mslsim/metal-cpp" \
   -DFETCHCONTENT_SOURCE_DIR_JSON="$deps/json" -DFETCHCONTENT_SOURCE_DIR_DOCTEST="$deps/doctest" \
   > "$work/mlx-configure.log" || { tail -30 "$work/mlx-configure.log"; exit 1; }
-cmake --build "$bld" -j "$jobs" --target tests > "$work/mlx-build.log" 2>&1 ||
+targets=(tests)
+[ $python_on = ON ] && targets+=(core)
+cmake --build "$bld" -j "$jobs" --target "${targets[@]}" > "$work/mlx-build.log" 2>&1 ||
   { grep -m20 -B2 -A8 "error" "$work/mlx-build.log"; echo "mlx-on-linux: the build failed (log: $work/mlx-build.log)"; exit 1; }
-echo "mlx-on-linux: MLX and its tests built in $((SECONDS - start)) s"
+echo "mlx-on-linux: MLX (${targets[*]}) built in $((SECONDS - start)) s"
 [ $build_only = 1 ] && exit 0
 
-# 5. MLX's C++ tests on the GPU device (the default device of a Metal build).
-cd "$bld"
-"$bld/tests/tests" --reporters=xml --out="$work/tests.xml" --no-colors=true > "$work/tests.log" 2>&1 || true
-/usr/bin/python3 "$root/scripts/mlx-on-linux/results.py" "$work/tests.xml" > "$work/results.md"
+# 5. MLX's tests on the GPU device (the default device of a Metal build), one test case (C++) or
+#    one test file (Python) per process, each test stopped after $timeout s; tests too heavy for a
+#    CPU simulator are in the deny-lists, with the time they were measured to take.
+here=$root/scripts/mlx-on-linux
+results=()
+if [ "$suites" != python ]; then
+  /usr/bin/python3 "$here/run_cases.py" cpp --binary "$bld/tests/tests" --out "$work/cpp.jsonl" \
+    --deny "$here/deny-cpp.txt" --timeout "$timeout" > "$work/cpp-run.log" 2>&1 || true
+  results+=("$work/cpp.jsonl")
+fi
+if [ "$suites" != cpp ] && [ $python_on = ON ]; then
+  PYTHONPATH="$src/python" /usr/bin/python3 "$here/run_cases.py" python --tests "$src/python/tests" \
+    --out "$work/python.jsonl" --deny "$here/deny-python.txt" --timeout "$timeout" \
+    > "$work/python-run.log" 2>&1 || true
+  results+=("$work/python.jsonl")
+fi
+/usr/bin/python3 "$here/results.py" "${results[@]}" > "$work/results.md"
 cat "$work/results.md"

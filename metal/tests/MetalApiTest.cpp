@@ -514,6 +514,64 @@ TEST_F(MetalApi, LibrariesFromFilesAndManifests) {
   EXPECT_EQ(error->code(), MTL::LibraryErrorFileNotFound);
 }
 
+// Run as a child process by the test below: prints the functions of the library MSLSIM_TEST_LIBRARY.
+TEST_F(MetalApi, DISABLED_PrintFunctionNames) {
+  NS::Error* error = nullptr;
+  auto lib = NS::TransferPtr(device_->newLibrary(str(std::getenv("MSLSIM_TEST_LIBRARY")), &error));
+  ASSERT_TRUE(lib) << (error ? error->localizedDescription()->utf8String() : "");
+  std::string names;
+  for (NS::UInteger i = 0; i < lib->functionNames()->count(); ++i)
+    names += std::string(names.empty() ? "" : ",") + lib->functionNames()->object<NS::String>(i)->utf8String();
+  std::printf("functions: %s\n", names.c_str());
+}
+
+// Making a library parses its sources (MLX's default library: 3 s); the next process takes the
+// list of functions from the compile cache instead, unless a header the source includes changed.
+TEST_F(MetalApi, TheNextProcessTakesALibrarysFunctionListFromTheCompileCache) {
+  std::string dir = ::testing::TempDir() + "/mslsim_metal_listing";
+  std::system(("rm -rf " + dir + " && mkdir -p " + dir).c_str());
+  std::ofstream(dir + "/factor.h") << "constant float kFactor = 2.0f;\n";
+  std::ofstream(dir + "/scale.metal")
+      << "#include <metal_stdlib>\n#include \"factor.h\"\nusing namespace metal;\n"
+         "kernel void scale(device float* d [[buffer(0)]], uint i [[thread_position_in_grid]]) { d[i] *= kFactor; }\n";
+  std::ofstream(dir + "/kernels.metallib") << "#!mslsim-library\nscale.metal\n";
+  auto functions = [&] {
+    std::string command = "MSLSIM_CACHE_DIR=" + dir + "/cache MSLSIM_TEST_LIBRARY=" + dir +
+                          "/kernels.metallib /proc/" + std::to_string(::getpid()) +
+                          "/exe --gtest_also_run_disabled_tests --gtest_filter=MetalApi.DISABLED_PrintFunctionNames";
+    std::string out;
+    if (FILE* p = ::popen(command.c_str(), "r")) {
+      char line[4096];
+      while (std::fgets(line, sizeof line, p))
+        if (std::strncmp(line, "functions: ", 11) == 0) out = std::string(line + 11, std::strcspn(line + 11, "\n"));
+      ::pclose(p);
+    }
+    return out;
+  };
+  EXPECT_EQ(functions(), "scale");  // parsed; the list is stored
+  // The stored list, altered, shows that the next process reads it rather than the source.
+  int altered = 0;
+  if (FILE* ls = ::popen(("ls " + dir + "/cache/*.json").c_str(), "r")) {
+    char path[4096];
+    while (std::fgets(path, sizeof path, ls)) {
+      path[std::strcspn(path, "\n")] = 0;
+      std::ifstream in(path);
+      std::string entry((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      size_t at = entry.find("\"declared\":[\"scale\"]");
+      if (at == std::string::npos) continue;
+      entry.replace(at, 20, "\"declared\":[\"scale\",\"from_the_cache\"]");
+      std::ofstream(path) << entry;
+      ++altered;
+    }
+    ::pclose(ls);
+  }
+  ASSERT_EQ(altered, 1);
+  EXPECT_EQ(functions(), "scale,from_the_cache");
+  // A changed header makes the stored list stale: the source is parsed again.
+  std::ofstream(dir + "/factor.h") << "constant float kFactor = 3.0f;\n";
+  EXPECT_EQ(functions(), "scale");
+}
+
 TEST_F(MetalApi, DeviceDescribesAnM1ClassGpu) {
   EXPECT_STREQ(device_->architecture()->name()->utf8String(), "applegpu_g13g");
   EXPECT_TRUE(device_->supportsFamily(MTL::GPUFamilyApple7));

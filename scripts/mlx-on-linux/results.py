@@ -1,60 +1,92 @@
 #!/usr/bin/env python3
-"""Turns the XML report of MLX's C++ tests (doctest --reporters=xml) into a Markdown table: per test
-file, the test cases passed, failed and skipped, then every failure with its first message. A
-report cut short (the test binary crashed) is read as far as it goes, and the crash is said.
+"""Turns the records of run_cases.py (JSON lines, one per test) into Markdown tables: per suite
+and test file, the tests passed, failed, skipped, stopped by the time limit and denied; then every
+test that did not pass, with its class and first message.
 
-Usage: results.py tests.xml
+A failure's class comes from classified.txt beside this script (`NAME  # class: note`, NAME as
+in the records), else from its message: a command buffer failed by one of mslsim's checks is
+`finding` (an error our checks report in an MLX kernel, still to be classified by a reader).
+
+Usage: results.py RECORDS.jsonl [...]
 """
 import collections
-import html
-import re
+import json
+import os
 import sys
 
+STATUSES = ("passed", "failed", "crashed", "timeout", "skipped", "denied")
 
-def main(path):
-    text = open(path, errors="replace").read()
-    files = collections.OrderedDict()
-    failures = []
-    for m in re.finditer(r"<TestCase\b([^>]*)>(.*?)</TestCase>", text, re.S):
-        attrs = dict(re.findall(r'(\w+)="([^"]*)"', m.group(1)))
-        body = m.group(2)
-        name = html.unescape(attrs.get("name", "?"))
-        file = attrs.get("filename", "?").split("/")[-1]
-        counts = files.setdefault(file, collections.Counter())
-        if attrs.get("skipped") == "true":
-            counts["skipped"] += 1
-            continue
-        result = re.search(r'<OverallResultsAsserts\b[^>]*test_case_success="(\w+)"', body)
-        if result and result.group(1) == "true":
-            counts["passed"] += 1
-            continue
-        counts["failed"] += 1
-        message = ""
-        exc = re.search(r"<Exception\b[^>]*>(.*?)</Exception>", body, re.S)
-        expr = re.search(r'<Expression success="false"[^>]*>\s*<Original>(.*?)</Original>', body, re.S)
-        if exc:
-            message = "exception: " + html.unescape(exc.group(1)).strip()
-        elif expr:
-            message = "failed: " + html.unescape(expr.group(1)).strip()
-        failures.append((file, name, " ".join(message.split())[:300]))
-    started = re.findall(r'<TestCase\b[^>]*?(?<=\s)name="([^"]*)"', text)
-    crashed = not re.search(r"<OverallResultsTestCases\b", text)
-    total = collections.Counter()
-    print("| test file | passed | failed | skipped |")
-    print("|---|---|---|---|")
-    for file, c in files.items():
-        total.update(c)
-        print(f"| {file} | {c['passed']} | {c['failed']} | {c['skipped']} |")
-    print(f"| **all** | **{total['passed']}** | **{total['failed']}** | **{total['skipped']}** |")
-    if crashed:
-        last = html.unescape(started[-1]) if started else "?"
-        print(f"\nThe test binary stopped before the end (a crash), in or after test case '{last}'.")
-    if failures:
-        print("\n| file | test case | first failure |")
-        print("|---|---|---|")
-        for file, name, message in failures:
-            print(f"| {file} | {name} | {message.replace('|', '/')} |")
+
+def read_classes():
+    classes = {}
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "classified.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            line = line.rstrip("\n")
+            if line.strip() and not line.lstrip().startswith("#"):
+                name, _, note = line.partition("  #")
+                classes[name.strip()] = note.strip()
+    return classes
+
+
+def classify(record, classes):
+    if record["name"] in classes:
+        return classes[record["name"]]
+    if record["status"] in ("timeout", "denied"):
+        return "too slow for a CPU simulator: " + record["message"]
+    if "mslsim found errors" in record["message"] or "[METAL] Command buffer execution failed" \
+            in record["message"]:
+        return "finding: a check of mslsim failed a command buffer (to classify)"
+    return "to classify"
+
+
+def main(paths):
+    records = collections.OrderedDict()
+    for path in paths:
+        for line in open(path):
+            if line.strip():
+                r = json.loads(line)
+                records[(r["suite"], r["name"])] = r  # a rerun's record replaces an earlier one
+    classes = read_classes()
+    by_suite = collections.OrderedDict()
+    for r in records.values():
+        by_suite.setdefault(r["suite"], collections.OrderedDict()).setdefault(
+            r["file"], collections.Counter())[r["status"]] += 1
+    for suite, files in by_suite.items():
+        title = {"cpp": "C++ tests (`tests/`)", "python": "Python tests (`python/tests`)"}[suite]
+        print(f"### MLX's {title}\n")
+        print("| test file | " + " | ".join(STATUSES) + " | seconds |")
+        print("|---|" + "---|" * (len(STATUSES) + 1))
+        total = collections.Counter()
+        seconds_total = 0.0
+        for file, counts in files.items():
+            total.update(counts)
+            seconds = sum(r["seconds"] for r in records.values()
+                          if r["suite"] == suite and r["file"] == file)
+            seconds_total += seconds
+            print(f"| {file} | " + " | ".join(str(counts[s]) for s in STATUSES)
+                  + f" | {seconds:.0f} |")
+        print("| **all** | " + " | ".join(f"**{total[s]}**" for s in STATUSES)
+              + f" | **{seconds_total:.0f}** |")
+        ran = total["passed"] + total["failed"] + total["crashed"] + total["timeout"]
+        tests = ran + total["denied"]
+        if ran:
+            print(f"\n{total['passed']} of the {ran} tests run pass ({100 * total['passed'] / ran:.1f}%);"
+                  f" {total['denied'] + total['timeout']} of {tests} ({100 * (total['denied'] + total['timeout']) / max(tests, 1):.1f}%)"
+                  " denied or stopped for time; skipped tests (MLX's own skips) are not counted.\n")
+        bad = [r for r in records.values() if r["suite"] == suite and r["status"] in
+               ("failed", "crashed", "timeout", "denied")]
+        if bad:
+            print("| file | test | status | class | first message |")
+            print("|---|---|---|---|---|")
+            for r in bad:
+                message = r["message"].replace("|", "/")
+                if len(message) > 300:
+                    message = message[:300] + "..."
+                name = r["name"].split("::", 1)[-1]
+                print(f"| {r['file']} | {name} | {r['status']} | {classify(r, classes)} | {message} |")
+            print()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1:])

@@ -1,0 +1,37 @@
+"""A pytest plugin for run_cases.py: appends one JSON line when a test starts and one when it
+ends (outcome, seconds, first line of the failure) to the file named by $MSLSIM_RECORD, flushed at
+once, so that a process killed for taking too long or crashing still tells which test it was in
+and what the tests before it did."""
+import json
+import os
+import time
+
+_out = None
+
+
+def _write(**record):
+    _out.write(json.dumps(record) + "\n")
+    _out.flush()
+
+
+def pytest_configure(config):
+    global _out
+    _out = open(os.environ["MSLSIM_RECORD"], "a")
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _write(event="start", nodeid=nodeid, time=time.time())
+
+
+def pytest_runtest_logreport(report):
+    # A test's outcome is its call, unless its setup failed or was skipped, or its teardown failed.
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed") \
+            or (report.when == "teardown" and report.outcome == "failed"):
+        message = ""
+        if report.outcome == "skipped" and isinstance(report.longrepr, tuple):
+            message = str(report.longrepr[2])
+        elif report.outcome == "failed":
+            crash = getattr(report.longrepr, "reprcrash", None)
+            message = crash.message if crash is not None else str(report.longrepr)
+        _write(event="end", nodeid=report.nodeid, outcome=report.outcome,
+               seconds=report.duration, message=" ".join(message.split())[:1000])

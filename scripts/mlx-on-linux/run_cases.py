@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Runs MLX's tests one at a time on the simulated GPU, each with a time limit, and records per
+test its file, outcome, time and first failure message as JSON lines (one per test, appended as it
+finishes, so a run cut short keeps what it measured and a rerun with --resume goes on from there).
+
+  run_cases.py cpp    --binary MLX_BUILD/tests/tests   --out cpp.jsonl    [--deny FILE] [--timeout S]
+  run_cases.py python --tests MLX_SRC/python/tests    --out python.jsonl [--deny FILE] [--timeout S]
+
+C++: every doctest test case in its own process (a crash or a hang loses one case, not the run).
+Python: every test file in one pytest process (importing mlx once per file); a test that runs past
+the limit is recorded as `timeout` (one that kills the process as `crashed`) and the file is run
+again without the tests already recorded, so that one slow test does not hide the others.
+
+A deny-list names tests not run, one per line: `NAME  # reason` (NAME is the doctest test case, or
+the pytest node id `file.py::Class::test`); they are recorded as `denied` with the reason.
+"""
+import argparse
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def read_deny(path):
+    deny = {}
+    if path:
+        for line in open(path):
+            line = line.rstrip("\n")
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            name, _, reason = line.partition("  #")
+            deny[name.strip()] = reason.strip()
+    return deny
+
+
+def emit(out, record):
+    out.write(json.dumps(record) + "\n")
+    out.flush()
+    status = record["status"]
+    print(f"{status:8} {record['seconds']:8.1f}s  {record['file']}: {record['name']}", flush=True)
+
+
+def doctest_cases(binary):
+    listing = subprocess.run([binary, "--list-test-cases", "--no-colors=true"], capture_output=True,
+                             text=True, check=True).stdout
+    names = [line for line in listing.splitlines()
+             if line and not line.startswith("[doctest]") and not line.startswith("====")]
+    files = {}
+    xml = subprocess.run([binary, "--list-test-cases", "--reporters=xml"], capture_output=True,
+                         text=True).stdout
+    for m in re.finditer(r'<TestCase\b[^>]*\bname="([^"]*)"[^>]*\bfilename="([^"]*)"', xml):
+        files[html.unescape(m.group(1))] = m.group(2).split("/")[-1]
+    return [(files.get(n, "?"), n) for n in names]
+
+
+def doctest_message(xml):
+    exc = re.search(r"<Exception\b[^>]*>(.*?)</Exception>", xml, re.S)
+    expr = re.search(r'<Expression success="false"[^>]*>\s*<Original>(.*?)</Original>', xml, re.S)
+    if exc:
+        return "exception: " + " ".join(html.unescape(exc.group(1)).split())
+    if expr:
+        return "failed: " + " ".join(html.unescape(expr.group(1)).split())
+    return ""
+
+
+def run_cpp(args, deny, done, out):
+    binary = os.path.abspath(args.binary)
+    for file, name in doctest_cases(binary):
+        if name in done:
+            continue
+        if name in deny:
+            emit(out, dict(suite="cpp", file=file, name=name, status="denied", seconds=0.0,
+                           message=deny[name]))
+            continue
+        with tempfile.NamedTemporaryFile(suffix=".xml") as report:
+            start = time.monotonic()
+            # doctest filters are wildcards separated by commas: escape both.
+            pattern = re.sub(r"([,\\])", r"\\\1", name)
+            try:
+                proc = subprocess.run([binary, f"--test-case={pattern}", "--reporters=xml",
+                                       f"--out={report.name}", "--no-colors=true"],
+                                      capture_output=True, text=True, timeout=args.timeout,
+                                      cwd=os.path.dirname(os.path.dirname(binary)))
+                seconds = time.monotonic() - start
+                xml = open(report.name, errors="replace").read()
+                if proc.returncode == 0:
+                    status, message = "passed", ""
+                else:
+                    crashed = "<OverallResultsTestCases" not in xml
+                    status = "crashed" if crashed else "failed"
+                    message = doctest_message(xml) or (proc.stderr.strip().splitlines() or [""])[-1]
+                    if crashed:
+                        message = f"exit {proc.returncode}: {message}"
+            except subprocess.TimeoutExpired:
+                seconds = time.monotonic() - start
+                status, message = "timeout", f"stopped after {args.timeout} s"
+        emit(out, dict(suite="cpp", file=file, name=name, status=status, seconds=seconds,
+                       message=message[:1000]))
+
+
+def run_python(args, deny, done, out):
+    tests = os.path.abspath(args.tests)
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = sorted(f for f in os.listdir(tests) if f.startswith("test_") and f.endswith(".py"))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    for file in files:
+        if args.only and file not in args.only:
+            continue
+        if any(name == file or name.startswith(file + "::") for name in done):
+            continue
+        skip = {n: r for n, r in deny.items() if n.startswith(file + "::")}
+        for name, reason in skip.items():
+            emit(out, dict(suite="python", file=file, name=name, status="denied", seconds=0.0,
+                           message=reason))
+        recorded = set()
+        while True:
+            # Each round runs the file without the tests already recorded; a round ends when the
+            # file is done, or is killed because one test ran past the limit (or crashed it).
+            with tempfile.NamedTemporaryFile(suffix=".jsonl", mode="w+") as record, \
+                    tempfile.NamedTemporaryFile(suffix=".log", mode="w+") as log:
+                cmd = [args.python, "-m", "pytest", file, "-q", "-p", "no:cacheprovider", "--rootdir", tests,
+                       "-p", "mslsim_record"]
+                for name in list(skip) + sorted(recorded):
+                    cmd += ["--deselect", name]
+                env["MSLSIM_RECORD"] = record.name
+                proc = subprocess.Popen(cmd, cwd=tests, stdout=log, stderr=subprocess.STDOUT,
+                                        env=env)
+                running, started_at, killed = None, None, False
+                while proc.poll() is None:
+                    time.sleep(0.5)
+                    record.seek(0)
+                    events = [json.loads(l) for l in record.read().splitlines() if l.endswith("}")]
+                    ended = {e["nodeid"] for e in events if e["event"] == "end"}
+                    starts = [e for e in events if e["event"] == "start" and e["nodeid"] not in ended]
+                    if starts and time.time() - starts[-1]["time"] > args.timeout:
+                        proc.kill()
+                        proc.wait()
+                        killed = True
+                record.seek(0)
+                events = [json.loads(l) for l in record.read().splitlines() if l.endswith("}")]
+                log.seek(0)
+                tail = " ".join(log.read().strip().splitlines()[-3:])
+            results = {}
+            for e in events:
+                if e["event"] == "end":
+                    previous = results.get(e["nodeid"])
+                    if previous is None or previous["status"] == "passed":
+                        results[e["nodeid"]] = dict(
+                            status="failed" if e["outcome"] == "failed" else e["outcome"],
+                            seconds=e["seconds"], message=e["message"])
+            for e in events:
+                if e["event"] == "start" and e["nodeid"] not in results:
+                    # The test the process was in when it was killed or died.
+                    results[e["nodeid"]] = dict(
+                        status="timeout" if killed else "crashed",
+                        seconds=time.time() - e["time"] if killed else 0.0,
+                        message=f"stopped after {args.timeout:.0f} s" if killed
+                        else f"the process died in this test (exit {proc.returncode}): {tail}")
+            for nodeid, r in results.items():
+                emit(out, dict(suite="python", file=file, name=nodeid, **r))
+                recorded.add(nodeid)
+            if not results and proc.returncode not in (0, 1, 5):
+                emit(out, dict(suite="python", file=file, name=file, status="crashed", seconds=0.0,
+                               message=f"pytest exit {proc.returncode}: {tail}"[:1000]))
+            if not killed and (proc.returncode in (0, 1, 5) or not results):
+                break
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("suite", choices=["cpp", "python"])
+    p.add_argument("--binary")
+    p.add_argument("--tests")
+    p.add_argument("--python", default="/usr/bin/python3")
+    p.add_argument("--out", required=True)
+    p.add_argument("--deny")
+    p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--resume", action="store_true", help="skip tests already in --out")
+    p.add_argument("--only", nargs="*", help="python: only these test files")
+    args = p.parse_args()
+    done = set()
+    if args.resume and os.path.exists(args.out):
+        done = {json.loads(l)["name"] for l in open(args.out) if l.strip()}
+    deny = read_deny(args.deny)
+    with open(args.out, "a" if args.resume else "w") as out:
+        (run_cpp if args.suite == "cpp" else run_python)(args, deny, done, out)
+
+
+if __name__ == "__main__":
+    main()
