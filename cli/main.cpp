@@ -311,7 +311,7 @@ int runCommand(const RunOptions& o) {
   progress.clear();
   for (auto& f : result.findings) fmt::print(stderr, "{}\n", program->formatFinding(f));
   if (!o.reportJson.empty()) writeText(o.reportJson, findingsToJson(kernel.info.name, result.findings));
-  if (!o.reportSarif.empty()) writeText(o.reportSarif, findingsToSarif(kernel.info.name, result.findings));
+  if (!o.reportSarif.empty()) writeText(o.reportSarif, findingsToSarif({{kernel.info.name, result.findings}}));
   for (auto& [index, path] : outputs) writeNpy(path, buffers[index]);
   if (o.timing) {
     std::vector<double> sorted = times;

@@ -79,25 +79,26 @@ std::string findingsToJson(const std::string& kernel, const std::vector<Finding>
   return report.dump(2) + "\n";
 }
 
-std::string findingsToSarif(const std::string& kernel, const std::vector<Finding>& findings) {
+std::string findingsToSarif(const std::vector<KernelFindings>& dispatches) {
   json rules = json::array(), results = json::array();
   std::vector<std::string> ruleIds;
-  for (auto& f : findings) {
-    if (std::find(ruleIds.begin(), ruleIds.end(), f.kind) == ruleIds.end()) {
-      ruleIds.push_back(f.kind);
-      rules.push_back({{"id", f.kind}, {"shortDescription", {{"text", f.kind}}}});
+  for (auto& [kernel, findings] : dispatches)
+    for (auto& f : findings) {
+      if (std::find(ruleIds.begin(), ruleIds.end(), f.kind) == ruleIds.end()) {
+        ruleIds.push_back(f.kind);
+        rules.push_back({{"id", f.kind}, {"shortDescription", {{"text", f.kind}}}});
+      }
+      json locations = json::array();
+      for (auto& l : f.locations)
+        if (!l.file.empty())
+          locations.push_back({{"physicalLocation",
+                                {{"artifactLocation", {{"uri", l.file}}},
+                                 {"region", {{"startLine", l.line}, {"startColumn", std::max(1u, l.column)}}}}}});
+      results.push_back({{"ruleId", f.kind},
+                         {"level", severityName(f.severity)},
+                         {"message", {{"text", "kernel " + kernel + ": " + f.message}}},
+                         {"locations", locations}});
     }
-    json locations = json::array();
-    for (auto& l : f.locations)
-      if (!l.file.empty())
-        locations.push_back({{"physicalLocation",
-                              {{"artifactLocation", {{"uri", l.file}}},
-                               {"region", {{"startLine", l.line}, {"startColumn", std::max(1u, l.column)}}}}}});
-    results.push_back({{"ruleId", f.kind},
-                       {"level", severityName(f.severity)},
-                       {"message", {{"text", "kernel " + kernel + ": " + f.message}}},
-                       {"locations", locations}});
-  }
   json sarif = {{"version", "2.1.0"},
                 {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                 {"runs", json::array({{{"tool", {{"driver", {{"name", "mslsim"}, {"rules", rules}}}}},

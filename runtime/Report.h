@@ -18,6 +18,5 @@ std::string formatFinding(const Finding& finding,
                           const std::function<std::string(const SourcePosition&)>& describe);
 
 std::string findingsToJson(const std::string& kernel, const std::vector<Finding>& findings);
-std::string findingsToSarif(const std::string& kernel, const std::vector<Finding>& findings);
 
 }  // namespace mslsim

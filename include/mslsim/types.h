@@ -99,6 +99,15 @@ struct CheckSet {
 // Parses a `--check` list: "races,bounds,uninit,sync,simd,align", "all", "none" (throws Error).
 CheckSet parseCheckList(const std::string& list);
 
+// The findings of one dispatch, by kernel name.
+struct KernelFindings {
+  std::string kernel;
+  std::vector<Finding> findings;
+};
+// Findings of one or more dispatches as one SARIF 2.1.0 log (one run; a result per finding, its
+// message naming the kernel): what `mslsim run --report-sarif` and MSLSIM_METAL_REPORT_SARIF write.
+std::string findingsToSarif(const std::vector<KernelFindings>& dispatches);
+
 // The order in which threads of a threadgroup run between synchronisation points, and in which
 // threadgroups are taken (`--schedule`). Order-dependent results (a race the checks were not asked
 // to find) show up as different outputs under different schedules.

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <unistd.h>
+#include <cstdio>
 
 namespace mslsim::metal {
 
@@ -61,6 +63,14 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
       for (auto& c : json)
         if (c == '\n') c = ' ';
       std::ofstream(reportJsonPath, std::ios::app) << json << "\n";
+    }
+    if (!reportSarifPath.empty()) {
+      std::lock_guard<std::mutex> lock(reportMutex);
+      sarifFindings.push_back({kernel, report.findings});
+      // Written under a temporary name and renamed, so a reader never sees half a log.
+      std::string tmp = reportSarifPath + ".tmp" + std::to_string(::getpid());
+      std::ofstream(tmp) << mslsim::findingsToSarif(sarifFindings);
+      std::rename(tmp.c_str(), reportSarifPath.c_str());
     }
     std::string text = report.text;
     while (!text.empty() && text.back() == '\n') text.pop_back();

@@ -18,6 +18,8 @@ namespace {
 //   MSLSIM_METAL_TIMEOUT      seconds a dispatch may run before it is reported (default 60)
 //   MSLSIM_METAL_REPORT_JSON  a file each failing dispatch's findings are appended to, one JSON
 //                             document per line (the schema of `mslsim run --report-json`)
+//   MSLSIM_METAL_REPORT_SARIF one SARIF 2.1.0 log of the findings of every failing dispatch,
+//                             rewritten whole after each one (a crash later loses nothing)
 // A bad value leaves the program without a device, with a message saying which variable is wrong.
 DeviceObject* createDevice() {
   auto* d = new DeviceObject();
@@ -36,6 +38,7 @@ DeviceObject* createDevice() {
     d->dispatchOptions.timeoutSeconds = seconds;
   }
   if (const char* report = std::getenv("MSLSIM_METAL_REPORT_JSON")) d->reportJsonPath = report;
+  if (const char* report = std::getenv("MSLSIM_METAL_REPORT_SARIF")) d->reportSarifPath = report;
   return d;
 }
 

@@ -409,6 +409,8 @@ struct DeviceObject final : MTL::Device {
   mslsim::CheckSet checks;
   mslsim::DispatchOptions dispatchOptions;  // checks, timeout
   std::string reportJsonPath;              // MSLSIM_METAL_REPORT_JSON: findings appended, one JSON per line
+  std::string reportSarifPath;             // MSLSIM_METAL_REPORT_SARIF: one SARIF log of every failing dispatch
+  std::vector<mslsim::KernelFindings> sarifFindings;  // what it holds so far (under reportMutex)
   std::mutex execution;                    // one dispatch at a time
   std::mutex reportMutex;
   std::atomic<NS::UInteger> allocated{0};
