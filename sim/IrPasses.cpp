@@ -479,6 +479,9 @@ struct PointerClass {
   // A thread-private array or a program-scope constant, whose bounds are checked inline.
   llvm::Value* object = nullptr;
   uint64_t objectBytes = 0, elementSize = 1;
+  // A pointer chosen between such objects and other memory (a select or phi): the objects and
+  // their sizes. An address inside one of them is in range; any other goes to the hook.
+  std::vector<std::pair<llvm::Value*, uint64_t>> alternatives;
 };
 
 // The size of the innermost element of an array type (of arrays), for the index in reports.
@@ -526,6 +529,23 @@ PointerClass classifyPointer(llvm::Value* pointer, uint64_t accessBytes, const l
         return c;
       }
       base = objects.front();
+    } else {
+      // Some of them (MLX's all_reduce: `lid < n ? shared_vals[lid] : op.init`, threadgroup
+      // memory or a program-scope constant): an address inside one of those objects is in range.
+      for (const llvm::Value* object : objects) {
+        if (!isPrivateOrConstant(object)) continue;
+        std::optional<uint64_t> bytes;
+        if (auto* alloca = llvm::dyn_cast<llvm::AllocaInst>(object)) {
+          if (auto size = alloca->getAllocationSize(layout)) bytes = size->getFixedValue();
+        } else {
+          bytes = layout.getTypeAllocSize(llvm::cast<llvm::GlobalVariable>(object)->getValueType()).getFixedValue();
+        }
+        if (!bytes) {  // a private object of unknown size: nothing to check this access against
+          c.skip = true;
+          return c;
+        }
+        c.alternatives.emplace_back(const_cast<llvm::Value*>(object), *bytes);
+      }
     }
   }
   if (llvm::isa<llvm::AllocaInst>(base) || llvm::isa<llvm::GlobalVariable>(base)) {
@@ -762,6 +782,12 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
         for (llvm::LoadInst* l : {lo, hi}) l->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
         llvm::Value* address = b.CreatePtrToInt(a.pointer, i64);
         llvm::Value* inRange = b.CreateCall(inRangeFn, {address, size, lo, hi}, "in.range");
+        for (auto& [object, objectBytes] : c.alternatives) {
+          llvm::Value* bytes = llvm::ConstantInt::get(i64, objectBytes);
+          llvm::Value* offset = b.CreateSub(address, b.CreatePtrToInt(object, i64));
+          llvm::Value* inside = b.CreateAnd(b.CreateICmpULE(size, bytes), b.CreateICmpULE(offset, b.CreateSub(bytes, size)));
+          inRange = b.CreateOr(inRange, inside);
+        }
         llvm::BasicBlock* before = inst->getParent();
         llvm::Instruction* slowEnd = llvm::SplitBlockAndInsertIfThen(b.CreateNot(inRange), inst, false,
                                                                      llvm::MDBuilder(ctx).createBranchWeights(1, 1 << 20));
