@@ -149,6 +149,7 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
   std::shared_ptr<SourceIndex> index() const {
     auto index = std::make_shared<SourceIndex>();
     for (auto& [path, f] : files_) index->add(path, f.original, f.rewritten.columns);
+    for (auto& [path, f] : files_) index->addPresumedFiles(path);
     return index;
   }
 

@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 7;  // bump when the entry layout changes
+constexpr int kFormat = 8;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -133,7 +133,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
     for (auto& f : j["sources"]) {
       ColumnMap columns;
       for (auto& e : f["edits"]) columns.addEdit(e[0], e[1], e[2], e[3], e[4]);
-      sources->add(f["path"], f["original"], columns);
+      sources->add(f["path"], f["original"], columns, f.value("presumed", false));
     }
     auto sites = std::make_shared<std::vector<AccessSite>>();
     for (auto& s : j["sites"]) {
@@ -196,8 +196,9 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
     for (auto& [path, file] : object.sources->files()) {
       json edits = json::array();
       for (auto& e : file.columns.edits()) edits.push_back({e.line, e.outStart, e.outLength, e.inStart, e.inLength});
-      j["sources"].push_back({{"path", path}, {"original", file.original}, {"edits", edits}});
-      if (path != mainPath) j["dependencies"].push_back({{"path", path}, {"hash", hashText(file.original)}});
+      j["sources"].push_back({{"path", path}, {"original", file.original}, {"edits", edits}, {"presumed", file.presumed}});
+      if (path != mainPath && !file.presumed)
+        j["dependencies"].push_back({{"path", path}, {"hash", hashText(file.original)}});
     }
   j["sites"] = json::array();
   if (!object.kernels.empty() && object.kernels[0].sites)

@@ -247,6 +247,29 @@ class Cli(unittest.TestCase):
                         "--buffer", "0=iota:float32:8", "--buffer", "1=iota:float32:8", "--buffer", "2=zeros:float32:8")
         self.assertEqual(p.returncode, 0, p.stderr)
 
+    def test_generated_sources_report_the_files_their_line_directives_name(self):
+        # MLX's JIT kernels are headers pasted into one string, each after `#line 1 "its path"`
+        # (and preprocessor output uses `# N "file"` markers): findings name those files and
+        # lines, with the pasted line's text, as Metal's compiler would; also from the cache.
+        src = self.path("generated.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    '#line 40 "kernels/gather.h"\n'
+                    "template <typename T> void gather(device const T* a, device T* out, uint i) {\n"
+                    "  out[i] = a[i + 1];\n"
+                    "}\n"
+                    '# 7 "kernels/entry.metal"\n'
+                    "kernel void next(device const float* a [[buffer(0)]], device float* out [[buffer(1)]],\n"
+                    "                 uint i [[thread_position_in_grid]]) { gather(a, out, i); }\n")
+        env = dict(os.environ, MSLSIM_CACHE_DIR=self.path("generated-cache"))
+        for _ in range(2):
+            p = subprocess.run([MSLSIM, "run", src, "--kernel", "next", "--grid", "8", "--threadgroup", "8",
+                                "--buffer", "0=iota:float32:8", "--buffer", "1=zeros:float32:8"],
+                               capture_output=True, text=True, env=env, timeout=120)
+            self.assertFails(p, 1, "buffer 0 (argument 'a')[8]", "at kernels/gather.h:41:12",
+                             "  out[i] = a[i + 1];\n")
+            self.assertNotIn("unknown location", p.stderr)
+
     def test_buffers_are_allocations_bound_at_offsets(self):
         # One packed allocation holds a float32 tensor, a half tensor and padding, as ggml packs
         # tensors into one MTLBuffer: `@J+BYTES` binds it again at an offset, `@J` aliases it.
