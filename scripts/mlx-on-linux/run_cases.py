@@ -102,7 +102,7 @@ def run_cpp(args, deny, done, out):
                        message=message[:1000]))
 
 
-def run_python(args, deny, done, out):
+def run_python(args, deny, done, out, rerun=()):
     tests = os.path.abspath(args.tests)
     here = os.path.dirname(os.path.abspath(__file__))
     files = sorted(f for f in os.listdir(tests) if f.startswith("test_") and f.endswith(".py"))
@@ -111,19 +111,26 @@ def run_python(args, deny, done, out):
     for file in files:
         if args.only and file not in args.only:
             continue
-        if any(name == file or name.startswith(file + "::") for name in done):
+        targets = [file]
+        if args.rerun_failed:
+            # Only the tests of this file recorded as not passing, by node id.
+            targets = [n for n in rerun if n.startswith(file + "::")]
+            if not targets:
+                continue
+        elif file in done:  # the whole file was recorded as crashed
             continue
-        skip = {n: r for n, r in deny.items() if n.startswith(file + "::")}
+        skip = {n: r for n, r in deny.items() if n.startswith(file + "::") and n not in done}
         for name, reason in skip.items():
             emit(out, dict(suite="python", file=file, name=name, status="denied", seconds=0.0,
                            message=reason))
-        recorded = set()
+        # Resuming: the tests of this file already recorded are not run again.
+        recorded = {n for n in done if n.startswith(file + "::")}
         while True:
             # Each round runs the file without the tests already recorded; a round ends when the
             # file is done, or is killed because one test ran past the limit (or crashed it).
             with tempfile.NamedTemporaryFile(suffix=".jsonl", mode="w+") as record, \
                     tempfile.NamedTemporaryFile(suffix=".log", mode="w+") as log:
-                cmd = [args.python, "-m", "pytest", file, "-q", "-p", "no:cacheprovider", "--rootdir", tests,
+                cmd = [args.python, "-m", "pytest", *targets, "-q", "-p", "no:cacheprovider", "--rootdir", tests,
                        "-p", "mslsim_record"]
                 for name in list(skip) + sorted(recorded):
                     cmd += ["--deselect", name]
@@ -181,14 +188,27 @@ def main():
     p.add_argument("--deny")
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--resume", action="store_true", help="skip tests already in --out")
+    p.add_argument("--rerun-failed", action="store_true",
+                   help="run again the tests --out records as failed, crashed or stopped (their new "
+                        "records are appended; results.py takes a test's last record)")
     p.add_argument("--only", nargs="*", help="python: only these test files")
     args = p.parse_args()
-    done = set()
-    if args.resume and os.path.exists(args.out):
-        done = {json.loads(l)["name"] for l in open(args.out) if l.strip()}
+    done, last = set(), {}
+    if (args.resume or args.rerun_failed) and os.path.exists(args.out):
+        last = {}
+        for line in open(args.out):
+            if line.strip():
+                r = json.loads(line)
+                last[r["name"]] = r["status"]
+        done = set(last)
+        if args.rerun_failed:
+            done = {n for n, status in last.items() if status not in ("failed", "crashed", "timeout")}
     deny = read_deny(args.deny)
-    with open(args.out, "a" if args.resume else "w") as out:
-        (run_cpp if args.suite == "cpp" else run_python)(args, deny, done, out)
+    with open(args.out, "a" if args.resume or args.rerun_failed else "w") as out:
+        if args.suite == "cpp":
+            run_cpp(args, deny, done, out)
+        else:
+            run_python(args, deny, done, out, rerun=set(last) - done if args.rerun_failed else ())
 
 
 if __name__ == "__main__":
