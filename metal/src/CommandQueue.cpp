@@ -54,6 +54,7 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
     mslsim::Report report;
     {
       std::lock_guard<std::mutex> lock(execution);
+      TimedWork timed(stats.dispatches);
       report = dispatch.run(d.grid, d.threadgroup, d.mode, dispatchOptions);
     }
     if (!report.hasErrors() && report.completed) return "";

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <cstdio>
 
 namespace mslsim::metal {
 
@@ -20,7 +21,26 @@ namespace {
 //                             document per line (the schema of `mslsim run --report-json`)
 //   MSLSIM_METAL_REPORT_SARIF one SARIF 2.1.0 log of the findings of every failing dispatch,
 //                             rewritten whole after each one (a crash later loses nothing)
+//   MSLSIM_METAL_STATS        a file the process appends one JSON line to when it exits: how
+//                             many libraries, pipeline states and dispatches it made, and their
+//                             seconds (docs/metal-api.md)
 // A bad value leaves the program without a device, with a message saying which variable is wrong.
+DeviceObject* systemDevice();
+
+void writeStatistics() {
+  DeviceObject* d = systemDevice();
+  if (!d) return;
+  auto part = [](const char* name, const WorkCounter& c) {
+    char text[160];
+    std::snprintf(text, sizeof text, "\"%s\": {\"count\": %llu, \"seconds\": %.6f}", name,
+                  (unsigned long long)c.count.load(), double(c.micros.load()) / 1e6);
+    return std::string(text);
+  };
+  std::ofstream(d->statsPath, std::ios::app)
+      << "{\"pid\": " << ::getpid() << ", " << part("libraries", d->stats.libraries) << ", "
+      << part("pipelines", d->stats.pipelines) << ", " << part("dispatches", d->stats.dispatches) << "}\n";
+}
+
 DeviceObject* createDevice() {
   auto* d = new DeviceObject();
   d->name.reset(NS::String::string("mslsim simulated Apple GPU", NS::UTF8StringEncoding));
@@ -39,6 +59,10 @@ DeviceObject* createDevice() {
   }
   if (const char* report = std::getenv("MSLSIM_METAL_REPORT_JSON")) d->reportJsonPath = report;
   if (const char* report = std::getenv("MSLSIM_METAL_REPORT_SARIF")) d->reportSarifPath = report;
+  if (const char* stats = std::getenv("MSLSIM_METAL_STATS"); stats && *stats) {
+    d->statsPath = stats;
+    std::atexit(writeStatistics);
+  }
   return d;
 }
 

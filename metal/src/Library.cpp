@@ -272,6 +272,7 @@ NS::String* Library::installName() const { return static_cast<const LibraryObjec
 
 Library* Device::newLibrary(const NS::String* source, const CompileOptions* options, NS::Error** error) {
   if (!source) return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure, "newLibrary: the source is null");
+  TimedWork timed(device(this).stats.libraries);
   return compiling(error, [&]() -> Library* {
     auto parsed = parseSource("program_source", textOf(source),
                               buildOptions(this, static_cast<const CompileOptionsObject*>(options)));
@@ -295,6 +296,7 @@ Library* Device::newLibrary(const NS::String* filepath, NS::Error** error) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   std::string text = buffer.str();
+  TimedWork timed(device(this).stats.libraries);
   return compiling(error, [&]() -> Library* {
     mslsim::BuildOptions options = buildOptions(this, nullptr);
     // A compiled .metallib starts with "MTLB": code for a GPU, which cannot run here.
@@ -417,6 +419,7 @@ ComputePipelineState* makePipeline(Device* d, const Function* function, NS::UInt
   if (!function)
     return fail(error, kLibraryErrorDomain, LibraryErrorFunctionNotFound, "newComputePipelineState: the function is null");
   auto* f = static_cast<const FunctionObject*>(function);
+  TimedWork timed(device(d).stats.pipelines);
   return compiling(error, [&]() -> ComputePipelineState* {
     mslsim::BuildOptions options = f->source->options;
     options.functionConstants = f->constants;

@@ -8,6 +8,8 @@
 
 #include <mslsim/mslsim.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -402,6 +404,34 @@ struct CommandQueueObject final : MTL::CommandQueue {
   ~CommandQueueObject() override;  // what was committed still runs; the thread ends after it
 };
 
+// How often a kind of work was done and how long it took, summed over threads.
+struct WorkCounter {
+  std::atomic<uint64_t> count{0}, micros{0};
+};
+// Counts one piece of work and its time from construction to destruction.
+class TimedWork {
+ public:
+  explicit TimedWork(WorkCounter& counter) : counter_(counter), start_(std::chrono::steady_clock::now()) {}
+  ~TimedWork() {
+    counter_.count += 1;
+    counter_.micros += uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+                                    std::chrono::steady_clock::now() - start_).count());
+  }
+  TimedWork(const TimedWork&) = delete;
+  TimedWork& operator=(const TimedWork&) = delete;
+
+ private:
+  WorkCounter& counter_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Where a program's time on the simulated GPU went: making libraries (parsing the source, or
+// taking its function list from the compile cache), making pipeline states (generating a
+// function's code, or loading it from the cache), and running dispatches.
+struct DeviceStatistics {
+  WorkCounter libraries, pipelines, dispatches;
+};
+
 // The one simulated GPU.
 struct DeviceObject final : MTL::Device {
   Ref<NS::String> name;
@@ -411,6 +441,8 @@ struct DeviceObject final : MTL::Device {
   std::string reportJsonPath;              // MSLSIM_METAL_REPORT_JSON: findings appended, one JSON per line
   std::string reportSarifPath;             // MSLSIM_METAL_REPORT_SARIF: one SARIF log of every failing dispatch
   std::vector<mslsim::KernelFindings> sarifFindings;  // what it holds so far (under reportMutex)
+  std::string statsPath;                   // MSLSIM_METAL_STATS: the statistics, one JSON line at exit
+  DeviceStatistics stats;
   std::mutex execution;                    // one dispatch at a time
   std::mutex reportMutex;
   std::atomic<NS::UInteger> allocated{0};

@@ -7,6 +7,10 @@ A failure's class comes from classified.txt beside this script (`NAME  # class: 
 in the records), else from its message: a command buffer failed by one of mslsim's checks is
 `finding` (an error our checks report in an MLX kernel, still to be classified by a reader).
 
+Columns `compile s` and `dispatch s` are the seconds MLX's processes spent making libraries and
+pipeline states (parsing, generating code or loading it from the compile cache) and running
+dispatches, from MSLSIM_METAL_STATS (processes stopped by the time limit report none).
+
 Usage: results.py RECORDS.jsonl [...]
 """
 import collections
@@ -49,14 +53,21 @@ def main(paths):
                 records[(r["suite"], r["name"])] = r  # a rerun's record replaces an earlier one
     classes = read_classes()
     by_suite = collections.OrderedDict()
+    work = collections.defaultdict(lambda: collections.Counter())  # (suite, file) -> seconds by kind
     for r in records.values():
+        for kind, entry in r.get("stats", {}).items():
+            work[(r["suite"], r["file"])][kind] += entry["seconds"]
+        if r["status"] == "stats":
+            by_suite.setdefault(r["suite"], collections.OrderedDict()).setdefault(r["file"], collections.Counter())
+            continue
         by_suite.setdefault(r["suite"], collections.OrderedDict()).setdefault(
             r["file"], collections.Counter())[r["status"]] += 1
     for suite, files in by_suite.items():
         title = {"cpp": "C++ tests (`tests/`)", "python": "Python tests (`python/tests`)"}[suite]
         print(f"### MLX's {title}\n")
-        print("| test file | " + " | ".join(STATUSES) + " | seconds |")
-        print("|---|" + "---|" * (len(STATUSES) + 1))
+        print("| test file | " + " | ".join(STATUSES) + " | seconds | compile s | dispatch s |")
+        print("|---|" + "---|" * (len(STATUSES) + 3))
+        work_total = collections.Counter()
         total = collections.Counter()
         seconds_total = 0.0
         for file, counts in files.items():
@@ -64,10 +75,14 @@ def main(paths):
             seconds = sum(r["seconds"] for r in records.values()
                           if r["suite"] == suite and r["file"] == file)
             seconds_total += seconds
+            w = work[(suite, file)]
+            work_total.update(w)
+            compile_s = w["libraries"] + w["pipelines"]
             print(f"| {file} | " + " | ".join(str(counts[s]) for s in STATUSES)
-                  + f" | {seconds:.0f} |")
+                  + f" | {seconds:.0f} | {compile_s:.1f} | {w['dispatches']:.1f} |")
         print("| **all** | " + " | ".join(f"**{total[s]}**" for s in STATUSES)
-              + f" | **{seconds_total:.0f}** |")
+              + f" | **{seconds_total:.0f}** | **{work_total['libraries'] + work_total['pipelines']:.1f}**"
+              f" | **{work_total['dispatches']:.1f}** |")
         ran = total["passed"] + total["failed"] + total["crashed"] + total["timeout"]
         tests = ran + total["denied"]
         if ran:

@@ -44,6 +44,22 @@ def emit(out, record):
     print(f"{status:8} {record['seconds']:8.1f}s  {record['file']}: {record['name']}", flush=True)
 
 
+def read_stats(path):
+    """The sum of the MSLSIM_METAL_STATS lines the processes wrote to `path` (see docs/metal-api.md)."""
+    total = {}
+    if os.path.exists(path):
+        for line in open(path):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            for kind in ("libraries", "pipelines", "dispatches"):
+                entry = total.setdefault(kind, {"count": 0, "seconds": 0.0})
+                entry["count"] += record[kind]["count"]
+                entry["seconds"] += record[kind]["seconds"]
+    return total
+
+
 def doctest_cases(binary):
     listing = subprocess.run([binary, "--list-test-cases", "--no-colors=true"], capture_output=True,
                              text=True, check=True).stdout
@@ -76,7 +92,8 @@ def run_cpp(args, deny, done, out):
             emit(out, dict(suite="cpp", file=file, name=name, status="denied", seconds=0.0,
                            message=deny[name]))
             continue
-        with tempfile.NamedTemporaryFile(suffix=".xml") as report:
+        with tempfile.NamedTemporaryFile(suffix=".xml") as report, \
+                tempfile.NamedTemporaryFile(suffix=".jsonl") as stats:
             start = time.monotonic()
             # doctest filters are wildcards separated by commas: escape both.
             pattern = re.sub(r"([,\\])", r"\\\1", name)
@@ -84,7 +101,8 @@ def run_cpp(args, deny, done, out):
                 proc = subprocess.run([binary, f"--test-case={pattern}", "--reporters=xml",
                                        f"--out={report.name}", "--no-colors=true"],
                                       capture_output=True, text=True, timeout=args.timeout,
-                                      cwd=os.path.dirname(os.path.dirname(binary)))
+                                      cwd=os.path.dirname(os.path.dirname(binary)),
+                                      env=dict(os.environ, MSLSIM_METAL_STATS=stats.name))
                 seconds = time.monotonic() - start
                 xml = open(report.name, errors="replace").read()
                 if proc.returncode == 0:
@@ -98,8 +116,9 @@ def run_cpp(args, deny, done, out):
             except subprocess.TimeoutExpired:
                 seconds = time.monotonic() - start
                 status, message = "timeout", f"stopped after {args.timeout} s"
+            work = read_stats(stats.name)
         emit(out, dict(suite="cpp", file=file, name=name, status=status, seconds=seconds,
-                       message=message[:1000]))
+                       message=message[:1000], stats=work))
 
 
 def run_python(args, deny, done, out, rerun=()):
@@ -125,6 +144,8 @@ def run_python(args, deny, done, out, rerun=()):
                            message=reason))
         # Resuming: the tests of this file already recorded are not run again.
         recorded = {n for n in done if n.startswith(file + "::")}
+        stats = tempfile.NamedTemporaryFile(suffix=".jsonl")
+        env["MSLSIM_METAL_STATS"] = stats.name
         while True:
             # Each round runs the file without the tests already recorded; a round ends when the
             # file is done, or is killed because one test ran past the limit (or crashed it).
@@ -176,6 +197,10 @@ def run_python(args, deny, done, out, rerun=()):
                                message=f"pytest exit {proc.returncode}: {tail}"[:1000]))
             if not killed and (proc.returncode in (0, 1, 5) or not results):
                 break
+        # The file's GPU work (its processes exit normally only; a killed one says nothing).
+        emit(out, dict(suite="python", file=file, name=file + "::<GPU work>", status="stats",
+                       seconds=0.0, message="", stats=read_stats(stats.name)))
+        stats.close()
 
 
 def main():
