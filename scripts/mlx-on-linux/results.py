@@ -95,7 +95,7 @@ def main(paths):
             print("| file | test | status | class | first message |")
             print("|---|---|---|---|---|")
             for r in bad:
-                message = r["message"].replace("|", "/")
+                message = " ".join(r["message"].split()).replace("|", "/")
                 if len(message) > 300:
                     message = message[:300] + "..."
                 name = r["name"].split("::", 1)[-1]

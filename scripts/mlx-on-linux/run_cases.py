@@ -172,7 +172,11 @@ def run_python(args, deny, done, out, rerun=()):
                 record.seek(0)
                 events = [json.loads(l) for l in record.read().splitlines() if l.endswith("}")]
                 log.seek(0)
-                tail = " ".join(log.read().strip().splitlines()[-3:])
+                text = log.read()
+                # A dying process says why before its traceback: an uncaught C++ exception (an
+                # error MLX throws on a thread of its own), a fatal signal.
+                why = re.search(r"(terminating due to uncaught exception.*(?:\n.*){0,3}|Fatal Python error.*)", text)
+                tail = why.group(1) if why else " ".join(text.strip().splitlines()[-3:])
             results = {}
             for e in events:
                 if e["event"] == "end":
