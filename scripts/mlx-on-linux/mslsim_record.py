@@ -1,7 +1,11 @@
 """A pytest plugin for run_cases.py: appends one JSON line when a test starts and one when it
 ends (outcome, seconds, first line of the failure) to the file named by $MSLSIM_RECORD, flushed at
 once, so that a process killed for taking too long or crashing still tells which test it was in
-and what the tests before it did."""
+and what the tests before it did.
+
+After each test it waits for the test's GPU work (mx.synchronize): MLX reports a failed command
+buffer at the next synchronisation, which without this may be in a later test; so a test's error
+is its own."""
 import json
 import os
 import time
@@ -35,3 +39,11 @@ def pytest_runtest_logreport(report):
             message = crash.message if crash is not None else str(report.longrepr)
         _write(event="end", nodeid=report.nodeid, outcome=report.outcome,
                seconds=report.duration, message=" ".join(message.split())[:1000])
+
+
+def pytest_runtest_teardown(item):
+    try:
+        import mlx.core as mx
+    except ImportError:
+        return
+    mx.synchronize()  # raises here, in this test, if its GPU work failed
