@@ -30,6 +30,8 @@
 #   PATH=scripts/mlx-on-linux   its `xcrun` answers the Metal toolchain calls of MLX's CMake
 #                               (preprocessing for the JIT preambles; mlx.metallib becomes a
 #                               manifest of the .metal sources, compiled when MLX asks for a kernel)
+#   runtime-bin/g++ on PATH     while the tests run: MLX's CPU backend compiles fused kernels with
+#                               `g++` (Apple's clang on macOS), from a preamble clang-16 preprocessed
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mlx= nanobind= build_only=0 jobs=2 suites=all timeout=300
@@ -136,6 +138,7 @@ echo "mlx-on-linux: MLX (${targets[*]}) built in $((SECONDS - start)) s"
 #    one test file (Python) per process, each test stopped after $timeout s; tests too heavy for a
 #    CPU simulator are in the deny-lists, with the time they were measured to take.
 here=$root/scripts/mlx-on-linux
+export PATH=$here/runtime-bin:$PATH  # `g++` for MLX's CPU kernels compiled at run time (see there)
 results=()
 if [ "$suites" != python ]; then
   /usr/bin/python3 "$here/run_cases.py" cpp --binary "$bld/tests/tests" --out "$work/cpp.jsonl" \
