@@ -158,10 +158,18 @@ class BoundsChecker : public ExecutionObserver {
           report(thread, a, "out-of-bounds", "threadgroup", "threadgroup memory at byte " + std::to_string(a.arenaOffset),
                  {}, "the address is in no threadgroup variable or argument");
         return;
-      case MemoryAccess::Target::Unknown:
-        report(thread, a, "out-of-bounds", "device", "address " + hex(a.address), {},
-               "the address is in no buffer and no threadgroup allocation of this dispatch");
+      case MemoryAccess::Target::Unknown: {
+        // A pointer the IR does not tie to an argument (one stored in a struct and loaded back,
+        // as MLX's loaders keep theirs): the nearest buffer says which argument it likely left.
+        std::string why = "the address is in no buffer and no threadgroup allocation of this dispatch";
+        if (const MemoryRegion* near = nearestBuffer(a.address, end)) {
+          std::string name = near->describe(near->base, a.size);
+          why += "; it is " + describeOverrun(a.address, end, near->begin, near->end) + " of " +
+                 name.substr(0, name.find('[')) + " (" + std::to_string(near->end - near->begin) + " bytes)";
+        }
+        report(thread, a, "out-of-bounds", "device", "address " + hex(a.address), {}, why);
         return;
+      }
       default: return;
     }
   }
@@ -171,6 +179,20 @@ class BoundsChecker : public ExecutionObserver {
     char text[32];
     std::snprintf(text, sizeof text, "0x%llx", (unsigned long long)v);
     return text;
+  }
+
+  // The buffer the access is closest to, if one is within a page of it.
+  const MemoryRegion* nearestBuffer(uintptr_t begin, uintptr_t end) const {
+    const MemoryRegion* best = nullptr;
+    uintptr_t bestDistance = 4096;
+    for (auto& r : facts_.buffers) {
+      uintptr_t distance = begin >= r.end ? begin - r.end : end <= r.begin ? r.begin - end : 0;
+      if (distance < bestDistance || (distance == 0 && !best)) {
+        best = &r;
+        bestDistance = distance;
+      }
+    }
+    return best;
   }
 
   static std::string describeOverrun(uintptr_t begin, uintptr_t end, uintptr_t lo, uintptr_t hi) {

@@ -270,6 +270,22 @@ class Cli(unittest.TestCase):
                              "  out[i] = a[i + 1];\n")
             self.assertNotIn("unknown location", p.stderr)
 
+    def test_a_pointer_read_back_from_memory_names_the_buffer_it_left(self):
+        # A pointer kept in memory and loaded back (MLX's loaders keep theirs in structs) is tied
+        # to no argument; past a buffer's end, the report names that buffer all the same.
+        src = self.path("nearbuf.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void k(device const float* a [[buffer(0)]], device float* out [[buffer(1)]],\n"
+                    "              constant uint& pick [[buffer(2)]], uint i [[thread_position_in_grid]]) {\n"
+                    "  thread const device float* rows[2] = {a, a + 4};\n"
+                    "  out[i] = rows[pick & 1][i + 4];\n"
+                    "}\n")
+        p = self.mslsim("run", src, "--kernel", "k", "--grid", "8", "--threadgroup", "8", "--buffer",
+                        "0=iota:float32:8", "--buffer", "1=zeros:float32:8", "--buffer", "2=scalar:uint32:1")
+        self.assertFails(p, 1, "error [out-of-bounds]", "in no buffer",
+                         "it is 4 bytes past the end of buffer 0 (argument 'a') (32 bytes)", "nearbuf.metal:6:")
+
     def test_buffers_are_allocations_bound_at_offsets(self):
         # One packed allocation holds a float32 tensor, a half tensor and padding, as ggml packs
         # tensors into one MTLBuffer: `@J+BYTES` binds it again at an offset, `@J` aliases it.
