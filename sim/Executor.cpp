@@ -545,6 +545,10 @@ class DispatchState : public FindingSink {
     cancelled = true;
     return true;
   }
+  void forgetSpinning() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    spinning_.clear();
+  }
   std::vector<SpinningThread> deadlock() {
     std::lock_guard<std::mutex> lock(mutex_);
     return deadlock_;
@@ -1876,11 +1880,22 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
         lock.lock();
       }
     };
-    if (!waitUntil(diagnoseAt)) {
+    // Diagnosis makes every loop round call the poll hooks (a third of a long GEMM's time), so it
+    // runs in windows: 100 ms of every second. A spinning thread goes round its loop thousands of
+    // times in a window; each window starts from no spinning workers, so that a worker marked in
+    // an earlier window that has moved on since cannot complete a false deadlock.
+    bool done = waitUntil(diagnoseAt);
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+      state.forgetSpinning();
       state.diagnosing = true;
       poll(true);
+      done = waitUntil(std::min(deadline, std::chrono::steady_clock::now() + std::chrono::duration<double>(0.1)));
+      if (done || std::chrono::steady_clock::now() >= deadline) break;
+      state.diagnosing = false;
+      poll(false);
+      done = waitUntil(std::min(deadline, std::chrono::steady_clock::now() + std::chrono::duration<double>(0.9)));
     }
-    if (!waitUntil(deadline)) {
+    if (!done) {
       // Loops in JIT'd code poll the cancel flag; the poll abandons the thread.
       state.cancelled = true;
       poll(true);
