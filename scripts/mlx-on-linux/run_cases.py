@@ -184,7 +184,8 @@ def run_python(args, deny, done, out, rerun=()):
                     if previous is None or previous["status"] == "passed":
                         results[e["nodeid"]] = dict(
                             status="failed" if e["outcome"] == "failed" else e["outcome"],
-                            seconds=e["seconds"], message=e["message"])
+                            seconds=e["seconds"] + (previous["seconds"] if previous else 0.0),
+                            message=e["message"])
             for e in events:
                 if e["event"] == "start" and e["nodeid"] not in results:
                     # The test the process was in when it was killed or died.
