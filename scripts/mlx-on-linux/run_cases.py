@@ -219,8 +219,10 @@ def main():
     p.add_argument("--timeout", type=float, default=600)
     p.add_argument("--resume", action="store_true", help="skip tests already in --out")
     p.add_argument("--rerun-failed", action="store_true",
-                   help="run again the tests --out records as failed, crashed or stopped (their new "
-                        "records are appended; results.py takes a test's last record)")
+                   help="run again the tests --out records as failed or crashed (their new records "
+                        "are appended; results.py takes a test's last record)")
+    p.add_argument("--rerun-timeouts", action="store_true",
+                   help="with --rerun-failed: the tests stopped by the time limit too")
     p.add_argument("--only", nargs="*", help="python: only these test files")
     args = p.parse_args()
     done, last = set(), {}
@@ -232,7 +234,8 @@ def main():
                 last[r["name"]] = r["status"]
         done = set(last)
         if args.rerun_failed:
-            done = {n for n, status in last.items() if status not in ("failed", "crashed", "timeout")}
+            again = ("failed", "crashed", "timeout") if args.rerun_timeouts else ("failed", "crashed")
+            done = {n for n, status in last.items() if status not in again}
     deny = read_deny(args.deny)
     with open(args.out, "a" if args.resume or args.rerun_failed else "w") as out:
         if args.suite == "cpp":
