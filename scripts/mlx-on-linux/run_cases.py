@@ -145,6 +145,7 @@ def run_python(args, deny, done, out, rerun=()):
         # Resuming: the tests of this file already recorded are not run again.
         recorded = {n for n in done if n.startswith(file + "::")}
         stats = tempfile.NamedTemporaryFile(suffix=".jsonl")
+        deselect = tempfile.NamedTemporaryFile(suffix=".txt", mode="w+")
         env["MSLSIM_METAL_STATS"] = stats.name
         while True:
             # Each round runs the file without the tests already recorded; a round ends when the
@@ -153,8 +154,11 @@ def run_python(args, deny, done, out, rerun=()):
                     tempfile.NamedTemporaryFile(suffix=".log", mode="w+") as log:
                 cmd = [args.python, "-m", "pytest", *targets, "-q", "-p", "no:cacheprovider", "--rootdir", tests,
                        "-p", "mslsim_record"]
-                for name in list(skip) + sorted(recorded):
-                    cmd += ["--deselect", name]
+                deselect.seek(0)
+                deselect.truncate()
+                deselect.write("\n".join(list(skip) + sorted(recorded)))
+                deselect.flush()
+                env["MSLSIM_DESELECT"] = deselect.name
                 env["MSLSIM_RECORD"] = record.name
                 proc = subprocess.Popen(cmd, cwd=tests, stdout=log, stderr=subprocess.STDOUT,
                                         env=env)
@@ -206,6 +210,7 @@ def run_python(args, deny, done, out, rerun=()):
         emit(out, dict(suite="python", file=file, name=file + "::<GPU work>", status="stats",
                        seconds=0.0, message="", stats=read_stats(stats.name)))
         stats.close()
+        deselect.close()
 
 
 def main():
