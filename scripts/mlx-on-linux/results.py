@@ -16,6 +16,7 @@ Usage: results.py RECORDS.jsonl [...]
 import collections
 import json
 import os
+import re
 import sys
 
 STATUSES = ("passed", "failed", "crashed", "timeout", "skipped", "denied")
@@ -33,9 +34,19 @@ def read_classes():
     return classes
 
 
+# Causes a failure's message says by itself.
+PATTERNS = [
+    (re.compile(r"Compile with MLX_BUILD_GGUF=ON"),
+     "not built: GGUF support (MLX_BUILD_GGUF=OFF; its library would be downloaded)"),
+]
+
+
 def classify(record, classes):
     if record["name"] in classes:
         return classes[record["name"]]
+    for pattern, cls in PATTERNS:
+        if pattern.search(record["message"]):
+            return cls
     if record["status"] in ("timeout", "denied"):
         return "too slow for a CPU simulator: " + record["message"]
     if "mslsim found errors" in record["message"] or "[METAL] Command buffer execution failed" \
