@@ -116,13 +116,19 @@ void CommandBufferObject::run() {
     std::lock_guard<std::mutex> lock(mutex);
     error.reset(makeError(kCommandBufferErrorDomain, MTL::CommandBufferErrorInternal, failure));
   }
-  commands.clear();  // what the dispatches held (buffers, pipelines) is released now
+  // What the dispatches held (buffers, pipelines) is released with the handlers, after the
+  // waiters go: a no-copy buffer's deallocator may need the waiter's lock too (MLX's zero-copy
+  // arrays release a Python object).
+  auto held = std::move(commands);
   setStatus(failure.empty() ? MTL::CommandBufferStatusCompleted : MTL::CommandBufferStatusError);
   for (auto& handler : completedHandlers) handler(this);
-  completedHandlers.clear();
-  scheduledHandlers.clear();
   // Waiters go once the handlers have run, so that what a handler did is visible after
-  // waitUntilCompleted.
+  // waitUntilCompleted (MLX reads the error its handler records). What the handlers hold is let
+  // go only after that: releasing it may need a lock the waiter holds (MLX's Python arrays take
+  // the GIL, which a Python thread in waitUntilCompleted keeps), and the buffer may be gone by
+  // then, so they leave it first.
+  auto completed = std::move(completedHandlers);
+  auto scheduled = std::move(scheduledHandlers);
   {
     std::lock_guard<std::mutex> lock(mutex);
     finished = true;

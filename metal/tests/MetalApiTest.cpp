@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -225,6 +227,48 @@ kernel void scale(device float* data [[buffer(0)]], constant float& factor [[buf
   data[i] *= factor;
 }
 )";
+
+// What a command buffer holds (its completion handlers' captures, the buffers its dispatches use)
+// is let go after waitUntilCompleted returns: letting it go may take a lock the waiting thread
+// holds. MLX's Python arrays do, taking the GIL a Python thread keeps while it waits.
+TEST_F(MetalApi, WhatACommandBufferHoldsIsReleasedAfterItsWaitersGo) {
+  std::mutex interpreter;  // stands for the GIL
+  struct TakesTheLock {
+    std::mutex* lock;
+    ~TakesTheLock() { std::lock_guard<std::mutex> hold(*lock); }
+  };
+  size_t page = size_t(sysconf(_SC_PAGESIZE));
+  void* memory = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(memory, MAP_FAILED);
+  std::atomic<bool> deallocated{false};
+  auto state = pipeline(kScale, "scale");
+  MTL::CommandBuffer* cb = queue_->commandBuffer();
+  {
+    auto data = NS::TransferPtr(device_->newBuffer(memory, page, MTL::ResourceStorageModeShared,
+                                                   [&](void* p, NS::UInteger length) {
+                                                     std::lock_guard<std::mutex> hold(interpreter);
+                                                     munmap(p, length);
+                                                     deallocated = true;
+                                                   }));
+    float factor = 2.0f;
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state.get());
+    enc->setBuffer(data.get(), 0, 0);
+    enc->setBytes(&factor, sizeof factor, 1);
+    enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(64, 1, 1));
+    enc->endEncoding();
+    auto captured = std::make_shared<TakesTheLock>(TakesTheLock{&interpreter});
+    cb->addCompletedHandler([captured](MTL::CommandBuffer*) {});
+  }  // the command buffer now holds the last references to both
+  {
+    std::lock_guard<std::mutex> hold(interpreter);
+    cb->commit();
+    cb->waitUntilCompleted();  // hangs if the buffer lets go of them before its waiters go
+    EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  }
+  for (int i = 0; i < 1000 && !deallocated; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(deallocated);
+}
 
 TEST_F(MetalApi, TwoQueuesOrderedByASharedEventAndACpuWait) {
   // Queue B must run after queue A's dispatch (event value 1), though B is committed first; the
