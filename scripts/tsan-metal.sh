@@ -14,4 +14,4 @@ mkdir -p "$out"
 g++ -std=c++17 -O1 -g -fsanitize=thread -I"$root/metal/include" -I"$root/include" \
   "$root"/metal/src/*.cpp "$root/metal/tests/MetalApiTest.cpp" -o "$out/metal_api_tests" \
   -L"$build/lib" -lmslsim -Wl,-rpath,"$build/lib" -lgtest -lgtest_main -lpthread
-TSAN_OPTIONS="halt_on_error=1 ${TSAN_OPTIONS:-}" "$out/metal_api_tests"
+TSAN_OPTIONS="halt_on_error=1 suppressions=$root/scripts/tsan-metal.supp ${TSAN_OPTIONS:-}" "$out/metal_api_tests"
