@@ -85,29 +85,27 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
       if (std::none_of(kernels.begin(), kernels.end(), [&](auto& k) { return k.info.name == name; })) return false;
     return true;
   };
-  for (auto& key : disk.enabled() ? diskKeys : std::vector<std::string>{})
-    if (std::optional<CachedCompilation> cached = (CompilePhases::note("loading from the cache"), disk.load(key, path))) {
+  // Served from the disk cache: kept in memory under the process's own key.
+  auto served = [&](CachedCompilation& cached) {
+    program->sources_ = cached.object.sources;
+    program->warnings_ = std::move(cached.warnings);
+    program->fromDiskCache_ = true;
+    program->compileMs_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    cache[key] = program;
+    return program;
+  };
+  for (auto& entry : disk.enabled() ? diskKeys : std::vector<std::string>{})
+    if (std::optional<CachedCompilation> cached = (CompilePhases::note("loading from the cache"), disk.load(entry, path))) {
       if (cached->declaredKernels) {  // a listing: the names, no code
         if (!options.kernels || !options.kernels->empty()) continue;
         program->declaredKernels_ = std::move(*cached->declaredKernels);
-        program->sources_ = cached->object.sources;
-        program->warnings_ = std::move(cached->warnings);
-        program->fromDiskCache_ = true;
-        program->compileMs_ =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        cache[key] = program;
-        return program;
+        return served(*cached);
       }
       JitResult jit = loadObject(cached->object);
       if (jit.ok && holdsWanted(jit.kernels)) {
         program->kernels_ = std::move(jit.kernels);
-        program->sources_ = cached->object.sources;
-        program->warnings_ = std::move(cached->warnings);
-        program->fromDiskCache_ = true;
-        program->compileMs_ =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        cache[key] = program;
-        return program;
+        return served(*cached);
       }
     }
   CompilePhases::note("parsing");
