@@ -36,6 +36,11 @@ def read_classes():
 
 # Causes a failure's message says by itself.
 PATTERNS = [
+    (re.compile(r"Unable to build metal library from source mlx/backend/metal/kernels/(fp_)?quantized\.h:\d+:\d+: "
+                r"error: reference to overloaded function could not be resolved"),
+     "MLX bug (JIT mode only): quantized.cpp instantiates the quantized matrix-vector kernels with a "
+     "sixth template argument (results_per_simdgroup) that only fp_qmv_fast takes; Metal's compiler "
+     "rejects it too (MLX's default macOS build uses precompiled instantiations)"),
     (re.compile(r"Compile with MLX_BUILD_GGUF=ON"),
      "not built: GGUF support (MLX_BUILD_GGUF=OFF; its library would be downloaded)"),
 ]
