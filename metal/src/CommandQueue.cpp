@@ -63,15 +63,20 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
       std::string json = report.json;
       for (auto& c : json)
         if (c == '\n') c = ' ';
-      std::ofstream(reportJsonPath, std::ios::app) << json << "\n";
+      std::ofstream out(reportJsonPath, std::ios::app);
+      out << json << "\n";
+      if (!out) warnUnwritable("MSLSIM_METAL_REPORT_JSON", reportJsonPath);
     }
     if (!reportSarifPath.empty()) {
       std::lock_guard<std::mutex> lock(reportMutex);
       sarifFindings.push_back({kernel, report.findings});
       // Written under a temporary name and renamed, so a reader never sees half a log.
       std::string tmp = reportSarifPath + ".tmp" + std::to_string(::getpid());
-      std::ofstream(tmp) << mslsim::findingsToSarif(sarifFindings);
-      std::rename(tmp.c_str(), reportSarifPath.c_str());
+      bool written = bool(std::ofstream(tmp) << mslsim::findingsToSarif(sarifFindings));
+      if (!written || std::rename(tmp.c_str(), reportSarifPath.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        warnUnwritable("MSLSIM_METAL_REPORT_SARIF", reportSarifPath);
+      }
     }
     std::string text = report.text;
     while (!text.empty() && text.back() == '\n') text.pop_back();

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <set>
 #include <cstdio>
 
 namespace mslsim::metal {
@@ -36,9 +38,10 @@ void writeStatistics() {
                   (unsigned long long)c.count.load(), double(c.micros.load()) / 1e6);
     return std::string(text);
   };
-  std::ofstream(d->statsPath, std::ios::app)
-      << "{\"pid\": " << ::getpid() << ", " << part("libraries", d->stats.libraries) << ", "
+  std::ofstream out(d->statsPath, std::ios::app);
+  out << "{\"pid\": " << ::getpid() << ", " << part("libraries", d->stats.libraries) << ", "
       << part("pipelines", d->stats.pipelines) << ", " << part("dispatches", d->stats.dispatches) << "}\n";
+  if (!out) warnUnwritable("MSLSIM_METAL_STATS", d->statsPath);
 }
 
 DeviceObject* createDevice() {
@@ -79,6 +82,14 @@ DeviceObject* systemDevice() {
 }
 
 }  // namespace
+
+void warnUnwritable(const char* variable, const std::string& path) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (said.insert(variable).second)
+    std::fprintf(stderr, "mslsim: cannot write '%s' (%s); the reports are not kept\n", path.c_str(), variable);
+}
 
 DeviceObject& device(const MTL::Device* d) { return *static_cast<DeviceObject*>(const_cast<MTL::Device*>(d)); }
 

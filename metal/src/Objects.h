@@ -425,6 +425,10 @@ class TimedWork {
   std::chrono::steady_clock::time_point start_;
 };
 
+// A report file the environment names that cannot be written: said once per variable on
+// stderr (the program's own output stays as it is; the dispatch's outcome does not change).
+void warnUnwritable(const char* variable, const std::string& path);
+
 // Where a program's time on the simulated GPU went: making libraries (parsing the source, or
 // taking its function list from the compile cache), making pipeline states (generating a
 // function's code, or loading it from the cache), and running dispatches.
