@@ -187,7 +187,7 @@ class BoundsChecker : public ExecutionObserver {
     uintptr_t bestDistance = 4096;
     for (auto& r : facts_.buffers) {
       uintptr_t distance = begin >= r.end ? begin - r.end : end <= r.begin ? r.begin - end : 0;
-      if (distance < bestDistance || (distance == 0 && !best)) {
+      if (distance < bestDistance) {
         best = &r;
         bestDistance = distance;
       }
