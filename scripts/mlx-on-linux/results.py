@@ -14,10 +14,11 @@ dispatches, from MSLSIM_METAL_STATS (processes stopped by the time limit report 
 Usage: results.py RECORDS.jsonl [...]
 """
 import collections
-import json
 import os
 import re
 import sys
+
+from run_cases import last_records
 
 STATUSES = ("passed", "failed", "crashed", "timeout", "skipped", "denied")
 
@@ -61,12 +62,7 @@ def classify(record, classes):
 
 
 def main(paths):
-    records = collections.OrderedDict()
-    for path in paths:
-        for line in open(path):
-            if line.strip():
-                r = json.loads(line)
-                records[(r["suite"], r["name"])] = r  # a rerun's record replaces an earlier one
+    records = last_records(*paths)
     classes = read_classes()
     by_suite = collections.OrderedDict()
     work = collections.defaultdict(lambda: collections.Counter())  # (suite, file) -> seconds by kind

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -35,6 +34,18 @@ def read_deny(path):
             name, _, reason = line.partition("  #")
             deny[name.strip()] = reason.strip()
     return deny
+
+
+def last_records(*paths):
+    """The records of RECORDS files, a test's last one winning (a rerun's record replaces the
+    earlier), keyed by (suite, name). results.py and write_deny.py read records this way too."""
+    records = {}
+    for path in paths:
+        for line in open(path):
+            if line.strip():
+                r = json.loads(line)
+                records[(r["suite"], r["name"])] = r
+    return records
 
 
 def emit(out, record):
@@ -162,7 +173,7 @@ def run_python(args, deny, done, out, rerun=()):
                 env["MSLSIM_RECORD"] = record.name
                 proc = subprocess.Popen(cmd, cwd=tests, stdout=log, stderr=subprocess.STDOUT,
                                         env=env)
-                running, started_at, killed = None, None, False
+                killed = False
                 while proc.poll() is None:
                     time.sleep(0.5)
                     record.seek(0)
@@ -232,11 +243,7 @@ def main():
     args = p.parse_args()
     done, last = set(), {}
     if (args.resume or args.rerun_failed) and os.path.exists(args.out):
-        last = {}
-        for line in open(args.out):
-            if line.strip():
-                r = json.loads(line)
-                last[r["name"]] = r["status"]
+        last = {name: r["status"] for (_, name), r in last_records(args.out).items()}
         done = set(last)
         if args.rerun_failed:
             again = ("failed", "crashed", "timeout") if args.rerun_timeouts else ("failed", "crashed")

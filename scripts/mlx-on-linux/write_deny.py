@@ -2,16 +2,13 @@
 """Appends to a deny-list the tests a run stopped for time (status `timeout` as their last record),
 with the limit they ran past, so that later runs skip them: `write_deny.py RECORDS.jsonl DENY.txt`.
 Tests already listed are left as they are."""
-import json
 import sys
+
+from run_cases import last_records
 
 
 def main(records_path, deny_path):
-    last = {}
-    for line in open(records_path):
-        if line.strip():
-            r = json.loads(line)
-            last[r["name"]] = r
+    last = {name: r for (_, name), r in last_records(records_path).items()}
     listed = {l.split("  #")[0].strip() for l in open(deny_path) if l.strip() and not l.startswith("#")}
     with open(deny_path, "a") as out:
         for name, r in sorted(last.items()):
