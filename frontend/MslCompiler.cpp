@@ -30,6 +30,9 @@
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <clang/Serialization/ASTWriter.h>
+#include <clang/Serialization/PCHContainerOperations.h>
 #include <clang/Sema/ParsedAttr.h>
 #include <clang/Sema/Sema.h>
 #include <llvm/IR/LLVMContext.h>
@@ -39,6 +42,9 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/Process.h>
+#include <llvm/Support/xxhash.h>
+#include <llvm/ADT/StringExtras.h>
 
 #include <map>
 #include <mutex>
@@ -122,6 +128,7 @@ std::vector<std::string> embeddedHeaderNames() {
 namespace {
 
 constexpr const char* kHeaderRoot = "/__mslsim/include";
+constexpr const char* kStdlibPchHeader = "__mslsim/stdlib_pch.h";
 constexpr const char* kEntryPrefix = "__mslsim_entry.";
 
 // ---------------------------------------------------------------------------------------------
@@ -503,6 +510,13 @@ class KernelCollector : public clang::ASTConsumer,
       : ci_(ci), codegen_(codegen), generate_(std::move(generate)), diags_(diags), result_(result) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
+
+  // The precompiled standard library declares no kernel and no function constant: its thousands
+  // of declarations are not read back from the PCH only to be walked.
+  bool TraverseDecl(clang::Decl* decl) {
+    if (decl && decl->isFromASTFile()) return true;
+    return clang::RecursiveASTVisitor<KernelCollector>::TraverseDecl(decl);
+  }
 
   bool VisitFunctionDecl(clang::FunctionDecl* fn) {
     std::optional<std::string> name = kernelHostName(fn);
@@ -1041,10 +1055,201 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> embeddedHeaders() {
   fs->addFile(std::string(kHeaderRoot) + "/MetalPerformancePrimitives/MetalPerformancePrimitives.h", 0,
               llvm::MemoryBuffer::getMemBuffer("#pragma once\n"));
   fs->addFile(std::string(kHeaderRoot) + "/metal_raytracing", 0, llvm::MemoryBuffer::getMemBuffer("#pragma once\n"));
+  // What PrecompiledStdlib precompiles (a translation unit using it must see the same file).
+  fs->addFile(std::string(kHeaderRoot) + "/" + kStdlibPchHeader, 0,
+              llvm::MemoryBuffer::getMemBuffer("#include <__mslsim/prelude.h>\n#include <metal_stdlib>\n"));
   return fs;
 }
 
+// The arguments every translation unit shares (target, language, warnings, fast math), before
+// its includes, defines and file.
+std::vector<std::string> commonArguments(const CompileOptions& options) {
+  // Code generation targets this machine (the JIT runs here); an unrecognised CPU model gets the
+  // baseline with the features the host reports.
+  std::string cpu = llvm::sys::getHostCPUName().str();
+  if (cpu == "generic") cpu = "x86-64";
+  std::vector<std::string> args = {
+      "-triple", llvm::sys::getProcessTriple(), "-target-cpu", cpu,
+      "-x", "c++", "-std=c++17", "-O2", "-disable-llvm-passes", "-fno-rtti",
+      "-fno-threadsafe-statics", "-ffreestanding",
+      // Large thread-private arrays touch the stack page by page, so an overflow hits the fiber's
+      // guard page (reported) instead of landing in another thread's stack.
+      "-fstack-clash-protection", "-ffloat16-excess-precision=none",
+      // MSL code spins on memory other threads write, and a kernel that loops for ever must end
+      // as a `timeout` at its loop: C++'s forward-progress rule would let Clang delete the loop.
+      "-fno-finite-loops",
+      "-ffp-contract=off",
+      // MSL §8.6: a float converts to an integer with saturation and NaN gives 0, which is what
+      // llvm.fpto[su]i.sat does; plain fptosi leaves both undefined.
+      "-fno-strict-float-cast-overflow", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
+      "-Wno-ignored-attributes",
+      "-Wno-duplicate-decl-specifier",  // `const constant T&` is `const const T&` here
+      // A library compiled unspecialised has its function constants at zero; divisions by them
+      // are not the program's mistakes (Metal refuses a pipeline whose constants are unset).
+      "-Wno-division-by-zero",
+      // GNU range designators (`{ [0 ... N-1] = 0.0f }`) are accepted by Apple's compiler; ggml uses them.
+      "-Wno-c99-designator",
+      "-ferror-limit", std::to_string(CollectingDiagnostics::kErrorLimit), "-fno-caret-diagnostics", "-fmessage-length=0"};
+  if (options.fastMath) {
+    for (const char* a : {"-ffast-math", "-menable-no-infs", "-menable-no-nans",
+                          "-fapprox-func", "-funsafe-math-optimizations", "-fno-signed-zeros",
+                          "-mreassociate", "-freciprocal-math", "-ffp-contract=fast"})
+      args.push_back(a);
+  }
+  llvm::StringMap<bool> features;
+  if (llvm::sys::getHostCPUFeatures(features))
+    for (auto& f : features) {
+      args.push_back("-target-feature");
+      args.push_back((f.second ? "+" : "-") + f.first().str());
+    }
+  return args;
+}
+
+// Sets up `ci` for `args` over `fs` with `diagnostics`; false (and the errors reported) if Clang
+// refuses the arguments.
+bool prepareInstance(clang::CompilerInstance& ci, const std::vector<std::string>& args,
+                     clang::DiagnosticConsumer& diagnostics, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> fs) {
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
+  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics())) return false;
+  // Again, now that the invocation holds the -W options and the error limit: the engine made
+  // before it had the defaults.
+  ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
+  // As for divisions by an unspecialised function constant (above): a `switch` over one has no
+  // matching case (ggml's flash attention, once per instantiation). The warning has no -W flag.
+  ci.getDiagnostics().setSeverity(clang::diag::warn_missing_case_for_condition, clang::diag::Severity::Ignored,
+                                  clang::SourceLocation());
+  // MSL has no double: `1.0` is a float, as in OpenCL.
+  ci.getInvocation().getLangOpts()->SinglePrecisionConstants = true;
+  ci.createFileManager(std::move(fs));
+  ci.createSourceManager(ci.getFileManager());
+  return true;
+}
+
+// The prelude and <metal_stdlib> as a precompiled header: parsing them took 100-150 ms of every
+// compilation (more than most kernels themselves; MLX compiles thousands). Built once per process
+// for each set of common arguments, in memory; a translation unit that includes <metal_stdlib>
+// (almost every one) starts from it. The standard library then comes before the user's text
+// rather than at its #include line: it reads no user macro, so the declarations are the same.
+class PrecompiledStdlib : public clang::ASTFrontendAction {
+ public:
+  // The precompiled header for `common`, or null if it cannot be built (then the text is parsed).
+  static std::shared_ptr<const std::string> get(const std::vector<std::string>& common) {
+    std::string key;
+    for (auto& a : common) key += a + '\0';
+    std::lock_guard<std::mutex> lock(mutex());
+    auto [it, inserted] = built().emplace(key, Entry());
+    Entry& entry = it->second;
+    // Named by everything its bytes depend on: Clang, the embedded headers, the arguments.
+    std::string dir = directory() ? directory()() : std::string();
+    std::string file;
+    if (!dir.empty()) {
+      std::string identity = clang::getClangFullVersion() + '\0' + key;
+      for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i)
+        identity += std::string(kEmbeddedHeaders[i].path) + '\0' + kEmbeddedHeaders[i].contents + '\0';
+      file = dir + "/stdlib-" + llvm::utohexstr(llvm::xxHash64(identity)) + ".pch";
+    }
+    if (inserted && !file.empty())
+      if (auto stored = llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false))
+        if ((*stored)->getBuffer().startswith("CPCH")) {
+          entry.bytes = std::make_shared<const std::string>((*stored)->getBuffer().str());
+          entry.storedIn = file;
+        }
+    if (inserted && !entry.bytes) entry.bytes = build(common);
+    // Stored once per directory (the directory may be set after the first compile).
+    if (entry.bytes && !file.empty() && entry.storedIn != file) {
+      // Written under a temporary name and renamed into place: a concurrent reader sees all or nothing.
+      llvm::sys::fs::create_directories(dir);
+      std::string temporary = file + "." + std::to_string(llvm::sys::Process::getProcessId());
+      std::error_code ec;
+      {
+        llvm::raw_fd_ostream out(temporary, ec);
+        if (!ec) out << *entry.bytes;
+      }
+      if (ec || llvm::sys::fs::rename(temporary, file)) llvm::sys::fs::remove(temporary);
+      entry.storedIn = file;
+    }
+    return entry.bytes;
+  }
+
+  static void setDirectory(std::function<std::string()> where) {
+    std::lock_guard<std::mutex> lock(mutex());
+    directory() = std::move(where);
+  }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  struct Entry {
+    std::shared_ptr<const std::string> bytes;  // null: it could not be built
+    std::string storedIn;                      // the file it was read from or written to
+  };
+  static std::map<std::string, Entry>& built() {
+    static std::map<std::string, Entry> b;
+    return b;
+  }
+  static std::function<std::string()>& directory() {
+    static std::function<std::string()> d;
+    return d;
+  }
+
+  static std::shared_ptr<const std::string> build(std::vector<std::string> args) {
+    auto fs = embeddedHeaders();
+    std::string header = std::string(kHeaderRoot) + "/" + kStdlibPchHeader;
+    for (const char* a : {"-x", "c++-header"}) args.push_back(a);
+    args.push_back(header);
+    clang::IgnoringDiagConsumer ignore;
+    clang::CompilerInstance ci;
+    if (!prepareInstance(ci, args, ignore, fs)) return nullptr;
+    PrecompiledStdlib action;
+    if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred() || !action.buffer_->IsComplete)
+      return nullptr;
+    return std::make_shared<const std::string>(action.buffer_->Data.begin(), action.buffer_->Data.end());
+  }
+
+  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    ci.getLangOpts().CompilingPCH = true;
+    return true;
+  }
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    return std::make_unique<clang::PCHGenerator>(ci.getPreprocessor(), ci.getModuleCache(), /*OutputFile=*/"",
+                                                 /*isysroot=*/"", buffer_, llvm::ArrayRef<std::shared_ptr<clang::ModuleFileExtension>>(),
+                                                 /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
+  }
+
+  std::shared_ptr<clang::PCHBuffer> buffer_ = std::make_shared<clang::PCHBuffer>();
+};
+
+// Whether `text` has an `#include <metal_stdlib>` line (`# include  <metal_stdlib>` too).
+bool hasStdlibInclude(llvm::StringRef text) {
+  for (size_t at = text.find("<metal_stdlib>"); at != llvm::StringRef::npos; at = text.find("<metal_stdlib>", at + 1)) {
+    llvm::StringRef before = text.take_front(at).rtrim(" \t");
+    if (!before.consume_back("include")) continue;
+    before = before.rtrim(" \t");
+    if (before.consume_back("#") && (before.empty() || before.rtrim(" \t").empty() || before.rtrim(" \t").endswith("\n")))
+      return true;
+  }
+  return false;
+}
+
+// Whether the translation unit includes <metal_stdlib> itself or through a preincluded header.
+bool includesStdlib(const std::string& source, const CompileOptions& options) {
+  if (hasStdlibInclude(source)) return true;
+  for (auto& header : options.preincludes)
+    for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i)
+      if (header == kEmbeddedHeaders[i].path && hasStdlibInclude(kEmbeddedHeaders[i].contents)) return true;
+  return false;
+}
+
 }  // namespace
+
+void setPrecompiledStdlibDirectory(std::function<std::string()> directory) {
+  PrecompiledStdlib::setDirectory(std::move(directory));
+}
 
 CompileResult compileMsl(const std::string& path, const std::string& source,
                          const CompileOptions& options) {
@@ -1067,44 +1272,19 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       result.diagnostics.push_back({Diagnostic::Severity::Warning,
                                     {path, w.line, w.column}, w.message, SourceIndex::lineOfText(source, w.line)});
 
-  // Code generation targets this machine (the JIT runs here); an unrecognised CPU model gets the
-  // baseline with the features the host reports.
-  std::string cpu = llvm::sys::getHostCPUName().str();
-  if (cpu == "generic") cpu = "x86-64";
-  std::vector<std::string> args = {
-      "-triple", llvm::sys::getProcessTriple(), "-target-cpu", cpu,
-      "-x", "c++", "-std=c++17", "-O2", "-disable-llvm-passes", "-fno-rtti",
-      "-fno-threadsafe-statics", "-ffreestanding",
-      // Large thread-private arrays touch the stack page by page, so an overflow hits the fiber's
-      // guard page (reported) instead of landing in another thread's stack.
-      "-fstack-clash-protection", "-ffloat16-excess-precision=none",
-      // MSL code spins on memory other threads write, and a kernel that loops for ever must end
-      // as a `timeout` at its loop: C++'s forward-progress rule would let Clang delete the loop.
-      "-fno-finite-loops",
-      "-ffp-contract=off",
-      // MSL §8.6: a float converts to an integer with saturation and NaN gives 0, which is what
-      // llvm.fpto[su]i.sat does; plain fptosi leaves both undefined.
-      "-fno-strict-float-cast-overflow", "-nostdsysteminc", "-nobuiltininc", "-isystem", kHeaderRoot,
-      "-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h",
-      "-include", std::string(kHeaderRoot) + "/__mslsim/function_constants.h", "-Wno-ignored-attributes",
-      "-Wno-duplicate-decl-specifier",  // `const constant T&` is `const const T&` here
-      // A library compiled unspecialised has its function constants at zero; divisions by them
-      // are not the program's mistakes (Metal refuses a pipeline whose constants are unset).
-      "-Wno-division-by-zero",
-      // GNU range designators (`{ [0 ... N-1] = 0.0f }`) are accepted by Apple's compiler; ggml uses them.
-      "-Wno-c99-designator",
-      "-ferror-limit", std::to_string(CollectingDiagnostics::kErrorLimit), "-fno-caret-diagnostics", "-fmessage-length=0", "-main-file-name",
-      llvm::sys::path::filename(mainPath).str()};
-  if (options.fastMath) {
-    for (const char* a : {"-ffast-math", "-menable-no-infs", "-menable-no-nans",
-                          "-fapprox-func", "-funsafe-math-optimizations", "-fno-signed-zeros",
-                          "-mreassociate", "-freciprocal-math", "-ffp-contract=fast"})
-      args.push_back(a);
+  std::vector<std::string> common = commonArguments(options);
+  std::vector<std::string> args = common;
+  std::shared_ptr<const std::string> stdlib = includesStdlib(source, options) ? PrecompiledStdlib::get(common) : nullptr;
+  if (stdlib) {
+    std::string pch = std::string(kHeaderRoot) + "/__mslsim/stdlib.pch";
+    headers->addFile(pch, 0, llvm::MemoryBuffer::getMemBuffer(*stdlib, pch, /*RequiresNullTerminator=*/false));
+    args.insert(args.end(), {"-include-pch", pch});
+  } else {
+    args.insert(args.end(), {"-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h"});
   }
-  if (options.lineTables) {
-    args.push_back("-debug-info-kind=line-tables-only");
-    args.push_back("-dwarf-version=5");
-  }
+  // Code generation only: the same precompiled header serves both.
+  if (options.lineTables) args.insert(args.end(), {"-debug-info-kind=line-tables-only", "-dwarf-version=5"});
+  args.insert(args.end(), {"-include", std::string(kHeaderRoot) + "/__mslsim/function_constants.h"});
   for (auto& header : options.preincludes) {
     args.push_back("-include");
     args.push_back(std::string(kHeaderRoot) + "/" + header);
@@ -1117,31 +1297,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
     args.push_back("-D");
     args.push_back(d);
   }
-  llvm::StringMap<bool> features;
-  if (llvm::sys::getHostCPUFeatures(features))
-    for (auto& f : features) {
-      args.push_back("-target-feature");
-      args.push_back((f.second ? "+" : "-") + f.first().str());
-    }
-  args.push_back(mainPath);
-  std::vector<const char*> argv;
-  for (auto& a : args) argv.push_back(a.c_str());
+  args.insert(args.end(), {"-main-file-name", llvm::sys::path::filename(mainPath).str(), mainPath});
 
   clang::CompilerInstance ci;
-  ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
-  if (!clang::CompilerInvocation::CreateFromArgs(ci.getInvocation(), argv, ci.getDiagnostics()))
-    return result;
-  // Again, now that the invocation holds the -W options and the error limit: the engine made
-  // before it had the defaults.
-  ci.createDiagnostics(&diagnostics, /*ShouldOwnClient=*/false);
-  // As for divisions by an unspecialised function constant (above): a `switch` over one has no
-  // matching case (ggml's flash attention, once per instantiation). The warning has no -W flag.
-  ci.getDiagnostics().setSeverity(clang::diag::warn_missing_case_for_condition, clang::diag::Severity::Ignored,
-                                  clang::SourceLocation());
-  // MSL has no double: `1.0` is a float, as in OpenCL.
-  ci.getInvocation().getLangOpts()->SinglePrecisionConstants = true;
-  ci.createFileManager(fs);
-  ci.createSourceManager(ci.getFileManager());
+  if (!prepareInstance(ci, args, diagnostics, fs)) return result;
 
   if (options.kernels && options.kernels->empty()) {
     MslListingAction action(diagnostics, result);

@@ -6,6 +6,7 @@
 
 #include <mslsim/types.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,6 +38,11 @@ struct CompileOptions {
   // and describes the file without generating code (a listing).
   std::optional<std::vector<std::string>> kernels;
 };
+
+// Where the precompiled standard library (see PrecompiledStdlib) is kept between processes, e.g.
+// the compile cache's directory: asked at the first compile that uses it; empty (or no function,
+// the default) keeps it in memory only.
+void setPrecompiledStdlibDirectory(std::function<std::string()> directory);
 
 // Everything in `options` that changes what compileMsl produces, as text: part of every cache key.
 std::string describeOptions(const CompileOptions& options);

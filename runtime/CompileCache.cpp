@@ -88,6 +88,13 @@ CompileCache::CompileCache() {
   if (dir_ == "off" || dir_.empty()) dir_.clear();
 }
 
+namespace {
+// The front end keeps its precompiled standard library here too (one file per build of the
+// headers), so that a new process's first compile does not build it again.
+const bool kStdlibKeptInCache =
+    (setPrecompiledStdlibDirectory([] { return CompileCache::instance().directory(); }), true);
+}  // namespace
+
 CompileCache& CompileCache::instance() {
   static CompileCache cache;
   return cache;

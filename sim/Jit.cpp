@@ -10,6 +10,7 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Scalar/DCE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
@@ -107,7 +108,12 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   // checks RangeCheckVersioningPass proved for every iteration: those run as a vectorisable copy.
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = !instrument;
-  llvm::PassBuilder pb(&tm, tuning);
+  // Passes skip `optnone` functions only through this instrumentation: the second -O2 run below
+  // uses it to leave the functions the first run optimised alone.
+  llvm::PassInstrumentationCallbacks instrumentations;
+  llvm::OptNoneInstrumentation skipOptNone(/*DebugLogging=*/false);
+  skipOptNone.registerCallbacks(instrumentations);
+  llvm::PassBuilder pb(&tm, tuning, std::nullopt, &instrumentations);
   if (instrument)
     pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
       passes.addPass(RangeCheckVersioningPass());
@@ -174,6 +180,12 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   // builds for the vectoriser; in checked ones it saves a call and the built-ins' writing per
   // thread, and tells the checks' slow paths which thread runs.
   enableVectorMath(module);
+  // Every function is inlined into the entries now; only the simulator's own symbols are called
+  // from outside. The kernel functions themselves (weak_odr template instantiations, external
+  // kernels) would otherwise be optimised and compiled again for nothing: for MLX's steel GEMM that
+  // was a third of the work.
+  for (auto& f : module)
+    if (!f.isDeclaration() && !f.getName().startswith("__mslsim_")) f.setLinkage(llvm::GlobalValue::InternalLinkage);
   for (const KernelInfo& k : kernels)
     if (llvm::Function* e = module.getFunction(k.entrySymbol))
       if (scheduling[k.entrySymbol] == ThreadScheduling::Sequential)
@@ -182,6 +194,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   mpm.run(module, mam);
   Optimised result;
   {
+    std::set<llvm::Function*> newFunctions;
     // Split coroutines of barrier-only kernels also get a loop over the threadgroup's frames,
     // optimised with their resume function inlined (checked builds too: the hooks of their
     // checks' slow paths learn the thread from the loop).
@@ -189,16 +202,31 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
       if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines)
         if (llvm::Function* ramp = module.getFunction(k.entrySymbol))
           if (auto layout = buildRegionLoop(*ramp, regionLoopSymbol(k.entrySymbol))) {
+            newFunctions.insert(module.getFunction(regionLoopSymbol(k.entrySymbol)));
             result.regionLoops[k.entrySymbol] = *layout;
             // The threads' starts (to the first barrier), as one loop that computes the built-ins;
             // like the region loop, without barrier hooks when they have nothing to record.
             llvm::Function* starts = buildThreadLoop(*ramp, k, threadLoopSymbol(k.entrySymbol));
+            newFunctions.insert(starts);
             if (inlineCalls(*starts, *ramp, /*dropBarrierHooks=*/!layout->recordsThreads)) handOutFramesByIndex(*starts);
           }
     if (!result.regionLoops.empty()) {
+      // Only the new loops need optimising; everything else has been (for MLX's GEMM kernels
+      // a second run over the whole module cost as much as the first).
+      std::vector<std::pair<llvm::Function*, bool>> optimisedBefore;  // and whether it was noinline
+      for (auto& f : module)
+        if (!f.isDeclaration() && !f.hasFnAttribute(llvm::Attribute::OptimizeNone) && !newFunctions.count(&f)) {
+          optimisedBefore.push_back({&f, f.hasFnAttribute(llvm::Attribute::NoInline)});
+          f.addFnAttr(llvm::Attribute::OptimizeNone);
+          f.addFnAttr(llvm::Attribute::NoInline);  // optnone requires it
+        }
       mam.clear();
       llvm::ModulePassManager again = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
       again.run(module, mam);
+      for (auto [f, wasNoInline] : optimisedBefore) {
+        f->removeFnAttr(llvm::Attribute::OptimizeNone);
+        if (!wasNoInline) f->removeFnAttr(llvm::Attribute::NoInline);
+      }
     }
   }
   result.scheduling = std::move(scheduling);

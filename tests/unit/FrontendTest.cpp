@@ -2,6 +2,9 @@
 // where compile errors point.
 #include <gtest/gtest.h>
 
+#include <regex>
+
+#include "MslCompiler.h"
 #include "Program.h"
 
 using namespace mslsim;
@@ -152,4 +155,39 @@ kernel void k(device const float* x, device const bool* mask [[function_constant
   auto r = Program::compileSource("/virtual/test.metal", source, options);
   EXPECT_EQ(arg(r->kernel("k"), "bias").binding, 1u);
   EXPECT_EQ(arg(r->kernel("k"), "out").binding, 3u);
+}
+
+// The standard library comes precompiled when a file includes <metal_stdlib> (a parse of it cost
+// more than most kernels); any other spelling of the include parses the text. Both must give the
+// same code.
+TEST(Frontend, ThePrecompiledStandardLibraryGivesTheCodeTheTextGives) {
+  const std::string kernel = R"(
+using namespace metal;
+struct Params { float4 scale; uint n; };
+template <typename T>
+kernel void reduce(device const T* in [[buffer(0)]], device atomic_float* out [[buffer(1)]],
+                   constant Params& p [[buffer(2)]], uint gid [[thread_position_in_grid]],
+                   uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup float partial[32];
+  float4 v = float4(in[gid]) * p.scale;
+  float s = simd_sum(dot(v, float4(1.0f)) + metal::precise::exp(v.x) + half(v.y));
+  if (lane == 0) partial[sg] = s;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  if (gid == 0) atomic_fetch_add_explicit(out, partial[0] + float(p.n), memory_order_relaxed);
+}
+template [[host_name("reduce_f")]] kernel void reduce<float>(device const float*, device atomic_float*,
+    constant Params&, uint, uint, uint);
+)";
+  CompileOptions options;
+  options.lineTables = true;
+  CompileResult precompiled = compileMsl("/virtual/lib.metal", "#include <metal_stdlib>\n" + kernel, options);
+  CompileResult parsed = compileMsl("/virtual/lib.metal", "#include \"metal_stdlib\"\n" + kernel, options);
+  ASSERT_TRUE(precompiled.ok);
+  ASSERT_TRUE(parsed.ok);
+  ASSERT_EQ(precompiled.program.kernels.size(), 1u);
+  // The file's checksum differs (the two include lines do); nothing else may.
+  auto withoutChecksums = [](const std::string& ir) {
+    return std::regex_replace(ir, std::regex("checksum: \"[0-9a-f]+\""), "checksum");
+  };
+  EXPECT_EQ(withoutChecksums(printModule(precompiled.program)), withoutChecksums(printModule(parsed.program)));
 }
