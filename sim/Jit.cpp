@@ -154,6 +154,13 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
         f.addFnAttr(llvm::Attribute::AlwaysInline);
       }
     llvm::ModulePassManager prepare;
+    if (instrument) {
+      // Each function's scalars out of memory before it is inlined, as they are after: inlining
+      // unpromoted bodies into every call site made MLX's FFT kernels spend 0.8 s here (2.5x less).
+      llvm::FunctionPassManager promoteEach;
+      promoteEach.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+      prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promoteEach)));
+    }
     prepare.addPass(llvm::AlwaysInlinerPass());
     if (instrument) {
       llvm::FunctionPassManager promote;
