@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Time to first result on a real kernel library: one kernel of MLX's binary.metal (4,122 kernels),
-run with an empty compile cache and again from the cache, and `mslsim compile` (the listing) of
-every MLX translation unit. Targets (issue 12): the cold run at most 5 s and 1 GB peak memory,
+run with an empty compile cache and again from the cache, `mslsim compile` (the listing) of
+every MLX translation unit, and native code for five kernels (`--compare OTHER_MSLSIM` times
+another build too). Targets (issue 12): the cold run at most 5 s and 1 GB peak memory,
 the cached run at most 0.2 s, every listing at most 20 s.
 
-Usage: /usr/bin/python3 bench/real_library.py --mlx MLX_CHECKOUT [--build build]
+Usage: /usr/bin/python3 bench/real_library.py --mlx MLX_CHECKOUT [--build build] [--compare OTHER_MSLSIM]
 
 The output of the run is checked against numpy (a + b) before its time counts. Peak memory is the
 child's maximum resident set (getrusage)."""
@@ -17,6 +18,17 @@ import tempfile
 import time
 
 import numpy as np
+
+
+# Kernels of MLX's default library compiled to native code: a GEMM (coroutine, region loop), a
+# matrix-vector product, a reduction, an FFT (many inlined radix steps) and an element-wise op.
+NATIVE_CODE_KERNELS = [
+    ("steel/gemm/kernels/steel_gemm_fused.metal", "steel_gemm_fused_nn_float32_float32_bm64_bn64_bk16_wm2_wn2"),
+    ("gemv.metal", "gemv_float32_bm1_bn8_sm1_sn32_tm4_tn4_nc0_axpby0"),
+    ("reduce.metal", "row_reduce_looped_1_reduce_sumfloat32"),
+    ("fft.metal", "fft_mem_256_float2_float2"),
+    ("unary.metal", "v_Expfloat32float32"),
+]
 
 
 def timed(cmd, env):
@@ -34,6 +46,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mlx", required=True)
     ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
+    ap.add_argument("--compare", help="another build's mslsim binary, to time the same native-code compiles")
     opts = ap.parse_args()
     mslsim = os.path.abspath(os.path.join(opts.build, "bin", "mslsim"))
     kernels = os.path.join(opts.mlx, "mlx", "backend", "metal", "kernels")
@@ -69,6 +82,26 @@ def main():
         print("| `mslsim compile` of %d MLX files, slowest | %.1f s (%s) | 20 s |"
               % (len(listings), listings[0][0], listings[0][1]))
         print("| the same, all files | %.1f s | |" % sum(s for s, _ in listings))
+
+        # Native code for single kernels (what MLX's Metal backend waits for at each new pipeline),
+        # with the default checks, each new to the cache; with --compare, the same by another
+        # build, each in a cache of its own, and the ratio.
+        print()
+        print("| kernel, to native code (empty cache) | seconds | %s |"
+              % ("seconds, " + opts.compare + " | ratio" if opts.compare else "—"))
+        print("|---|---|---|" + ("---|" if opts.compare else ""))
+        builds = [(mslsim, env)]
+        if opts.compare:
+            builds.append((os.path.abspath(opts.compare), dict(env, MSLSIM_CACHE_DIR=os.path.join(tmp, "compare"))))
+        for file, kernel in NATIVE_CODE_KERNELS:
+            times = []
+            for binary, build_env in builds:
+                seconds, _ = timed([binary, "compile", os.path.join(kernels, file), "-I", opts.mlx,
+                                    "--kernel", kernel], build_env)
+                times.append(seconds)
+            row = "| %s `%s` | %.2f |" % (file, kernel, times[0])
+            row += " %.2f | %.2f |" % (times[1], times[1] / times[0]) if opts.compare else " |"
+            print(row)
 
 
 if __name__ == "__main__":
