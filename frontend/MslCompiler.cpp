@@ -1142,12 +1142,12 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
     auto [it, inserted] = built().emplace(key, Entry());
     Entry& entry = it->second;
     // Named by everything its bytes depend on: Clang, the embedded headers, the arguments.
-    std::string dir = directory() ? directory()() : std::string();
+    PrecompiledStdlibPlace place = where() ? where()() : PrecompiledStdlibPlace();
+    std::string dir = place.directory;
     std::string file;
     if (!dir.empty()) {
-      std::string identity = clang::getClangFullVersion() + '\0' + key;
-      for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i)
-        identity += std::string(kEmbeddedHeaders[i].path) + '\0' + kEmbeddedHeaders[i].contents + '\0';
+      // The build too: the attribute plugins compiled into mslsim annotate its declarations.
+      std::string identity = place.build + '\0' + frontendFingerprint() + '\0' + key;
       file = dir + "/stdlib-" + llvm::utohexstr(llvm::xxHash64(identity)) + ".pch";
     }
     if (inserted && !file.empty())
@@ -1173,9 +1173,9 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
     return entry.bytes;
   }
 
-  static void setDirectory(std::function<std::string()> where) {
+  static void setPlace(std::function<PrecompiledStdlibPlace()> place) {
     std::lock_guard<std::mutex> lock(mutex());
-    directory() = std::move(where);
+    where() = std::move(place);
   }
 
  private:
@@ -1191,9 +1191,9 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
     static std::map<std::string, Entry> b;
     return b;
   }
-  static std::function<std::string()>& directory() {
-    static std::function<std::string()> d;
-    return d;
+  static std::function<PrecompiledStdlibPlace()>& where() {
+    static std::function<PrecompiledStdlibPlace()> w;
+    return w;
   }
 
   static std::shared_ptr<const std::string> build(std::vector<std::string> args) {
@@ -1247,8 +1247,8 @@ bool includesStdlib(const std::string& source, const CompileOptions& options) {
 
 }  // namespace
 
-void setPrecompiledStdlibDirectory(std::function<std::string()> directory) {
-  PrecompiledStdlib::setDirectory(std::move(directory));
+void setPrecompiledStdlibPlace(std::function<PrecompiledStdlibPlace()> place) {
+  PrecompiledStdlib::setPlace(std::move(place));
 }
 
 CompileResult compileMsl(const std::string& path, const std::string& source,

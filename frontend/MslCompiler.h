@@ -39,10 +39,15 @@ struct CompileOptions {
   std::optional<std::vector<std::string>> kernels;
 };
 
-// Where the precompiled standard library (see PrecompiledStdlib) is kept between processes, e.g.
-// the compile cache's directory: asked at the first compile that uses it; empty (or no function,
-// the default) keeps it in memory only.
-void setPrecompiledStdlibDirectory(std::function<std::string()> directory);
+// Where the precompiled standard library (see PrecompiledStdlib) is kept between processes (e.g.
+// the compile cache's directory), and the identity of this build of mslsim, part of its name.
+// Asked at the first compile that uses it; an empty directory (or no function, the default)
+// keeps it in memory only.
+struct PrecompiledStdlibPlace {
+  std::string directory;
+  std::string build;
+};
+void setPrecompiledStdlibPlace(std::function<PrecompiledStdlibPlace()> place);
 
 // Everything in `options` that changes what compileMsl produces, as text: part of every cache key.
 std::string describeOptions(const CompileOptions& options);

@@ -88,12 +88,6 @@ CompileCache::CompileCache() {
   if (dir_ == "off" || dir_.empty()) dir_.clear();
 }
 
-namespace {
-// The front end keeps its precompiled standard library here too (one file per build of the
-// headers), so that a new process's first compile does not build it again.
-const bool kStdlibKeptInCache =
-    (setPrecompiledStdlibDirectory([] { return CompileCache::instance().directory(); }), true);
-}  // namespace
 
 CompileCache& CompileCache::instance() {
   static CompileCache cache;
@@ -109,6 +103,14 @@ std::string buildIdentity() {
     return "unknown-build";
   return std::string(info.dli_fname) + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtime);
 }
+
+namespace {
+// The front end keeps its precompiled standard library here too (one file per build), so that a
+// new process's first compile does not build it again.
+const bool kStdlibKeptInCache = (setPrecompiledStdlibPlace([] {
+  return PrecompiledStdlibPlace{CompileCache::instance().directory(), buildIdentity()};
+}), true);
+}  // namespace
 
 std::string CompileCache::key(const std::string& path, const std::string& source, const CompileOptions& options,
                               bool checked, const std::string& fingerprint) {
