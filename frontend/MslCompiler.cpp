@@ -107,16 +107,20 @@ std::string describeOptions(const CompileOptions& options) {
 }
 
 std::string frontendFingerprint() {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&](const char* text) {
-    for (const char* p = text; *p; ++p) h = (h ^ uint8_t(*p)) * 1099511628211ull;
-    h = (h ^ 0xFF) * 1099511628211ull;
-  };
-  for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
-    mix(kEmbeddedHeaders[i].path);
-    mix(kEmbeddedHeaders[i].contents);
-  }
-  return std::string(MSLSIM_VERSION) + "-clang" + CLANG_VERSION_STRING + "-" + std::to_string(h);
+  // Asked at every compile (cache keys, the precompiled library's name); the headers never change.
+  static const std::string fingerprint = [] {
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](const char* text) {
+      for (const char* p = text; *p; ++p) h = (h ^ uint8_t(*p)) * 1099511628211ull;
+      h = (h ^ 0xFF) * 1099511628211ull;
+    };
+    for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
+      mix(kEmbeddedHeaders[i].path);
+      mix(kEmbeddedHeaders[i].contents);
+    }
+    return std::string(MSLSIM_VERSION) + "-clang" + CLANG_VERSION_STRING + "-" + std::to_string(h);
+  }();
+  return fingerprint;
 }
 
 std::vector<std::string> embeddedHeaderNames() {
