@@ -173,6 +173,9 @@ struct DispatchResult {
   bool refused = false;    // the request broke a limit of Metal's and nothing ran (the finding says which)
   std::vector<Finding> findings;
   double milliseconds = 0;
+  // CPU time of the thread that waited for the workers (the watchdog, the progress calls): what
+  // watching a dispatch costs beside running it.
+  double waitingCpuMilliseconds = 0;
   std::map<unsigned, std::vector<ElementWriter>> writers;  // by [[buffer(n)]], with trackWriters
   bool hasErrors() const {
     for (auto& f : findings)
