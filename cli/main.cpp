@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 #include <thread>
 #include <mutex>
@@ -30,6 +32,13 @@ using namespace mslsim;
 
 constexpr int kExitFinding = 1;
 constexpr int kExitUsage = 2;
+
+// Milliseconds of CPU time on a POSIX CPU-time clock (the process's, a thread's).
+double cpuMilliseconds(clockid_t clock) {
+  timespec t{};
+  if (clock_gettime(clock, &t) != 0) return 0;
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
 
 Size3 parseSize3(const std::string& text, const char* flag) {
   Size3 s{1, 1, 1};
@@ -195,6 +204,13 @@ class ProgressLine {
   }
   // Whether the line is drawn at all: a dispatch without it does not report its progress.
   bool enabled() const { return enabled_; }
+  // CPU time the redrawing thread has used so far (0 when the line is off): with the waiting
+  // thread's, what the line costs (`--timing`, measured by bench/run.py --progress-only).
+  double tickerCpuMilliseconds() {
+    clockid_t clock;
+    if (!ticker_.joinable() || pthread_getcpuclockid(ticker_.native_handle(), &clock) != 0) return 0;
+    return cpuMilliseconds(clock);
+  }
   // Erases the line (before printing a report).
   void clear() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -295,6 +311,11 @@ int runCommand(const RunOptions& o) {
   std::map<unsigned, HostArray> initial = buffers;
   std::vector<double> times;
   DispatchResult result;
+  // CPU time over the dispatches: the whole process's (the workers), the waiting thread's (the
+  // watchdog and the progress calls, DispatchResult::waitingCpuMilliseconds) and the line's
+  // redrawing thread's.
+  double processCpu = cpuMilliseconds(CLOCK_PROCESS_CPUTIME_ID), waitingCpu = 0,
+         tickerCpu = progress.tickerCpuMilliseconds();
   for (unsigned r = 0; r < o.repeat; ++r) {
     if (r > 0)
       for (auto& [index, array] : buffers) array.bytes = initial[index].bytes;
@@ -306,8 +327,11 @@ int runCommand(const RunOptions& o) {
     result = launch.run(o.dispatch == "threads" ? DispatchMode::Threads : DispatchMode::Threadgroups,
                         grid, threadgroup, dispatchOptions);
     times.push_back(result.milliseconds);
+    waitingCpu += result.waitingCpuMilliseconds;
     if (result.hasErrors()) break;
   }
+  processCpu = cpuMilliseconds(CLOCK_PROCESS_CPUTIME_ID) - processCpu;
+  tickerCpu = progress.tickerCpuMilliseconds() - tickerCpu;
   progress.clear();
   for (auto& f : result.findings) fmt::print(stderr, "{}\n", program->formatFinding(f));
   if (!o.reportJson.empty()) writeText(o.reportJson, findingsToJson(kernel.info.name, result.findings));
@@ -316,8 +340,11 @@ int runCommand(const RunOptions& o) {
   if (o.timing) {
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
-    fmt::print(stderr, "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={}\n",
-               program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size());
+    fmt::print(stderr,
+               "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={} "
+               "dispatch_cpu_ms={:.3f} waiting_cpu_ms={:.3f} progress_cpu_ms={:.3f}\n",
+               program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size(), processCpu,
+               waitingCpu, tickerCpu);
   }
   if (result.refused) return kExitUsage;  // nothing ran: not a finding in a kernel
   return result.hasErrors() ? o.errorExitCode : 0;

@@ -128,8 +128,15 @@ class Cli(unittest.TestCase):
         p = self.run_scale("--buffer", "0=iota:float32:16", "--buffer", "1=zeros:float32:16",
                            "--buffer", "2=scalar:uint32:16", "--repeat", "3", "--timing")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertRegex(p.stderr, r"timing: compile_ms=[0-9.]+ dispatch_ms_median=[0-9.]+ "
-                                   r"dispatch_ms_min=[0-9.]+ repeats=3")
+        m = re.search(r"timing: compile_ms=[0-9.]+ dispatch_ms_median=[0-9.]+ dispatch_ms_min=[0-9.]+ repeats=3 "
+                      r"dispatch_cpu_ms=([0-9.]+) waiting_cpu_ms=([0-9.]+) progress_cpu_ms=([0-9.]+)", p.stderr)
+        self.assertIsNotNone(m, p.stderr)
+        process, waiting, ticker = map(float, m.groups())
+        # The process's CPU time includes the waiting thread's; without a progress line (stderr is
+        # a pipe here) no thread redraws it.
+        self.assertGreater(process, 0)
+        self.assertGreaterEqual(process, waiting)
+        self.assertEqual(ticker, 0)
 
     def test_compile_lists_kernels_and_bindings(self):
         p = self.mslsim("compile", self.metal)
