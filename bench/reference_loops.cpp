@@ -5,6 +5,7 @@
 // Usage: reference_loops KERNEL REPEATS OUT.npy IN.npy...   -> prints "median_ms=F min_ms=F"
 //   add OUT A B | softcap OUT X (cap 5) | gemm OUT A B (square) | reduce OUT X (sums of 256)
 //   | depthwise OUT X[B][C][L] K[C][3] | scan OUT X (exclusive scans of 256)
+//   | softmax OUT X[R][W] (per row) | rmsnorm OUT X[R][W] W[W] (per row, eps 1e-5)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,7 +36,7 @@ void timeIt(const std::function<void()>& f, int repeats) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: reference_loops add|softcap|gemm|reduce|depthwise|scan REPEATS OUT.npy IN.npy...\n");
+    std::fprintf(stderr, "usage: reference_loops add|softcap|gemm|reduce|depthwise|scan|softmax|rmsnorm REPEATS OUT.npy IN.npy...\n");
     return 2;
   }
   std::string which = argv[1];
@@ -107,6 +108,37 @@ int main(int argc, char** argv) {
           out[i] = running;
           running += x[i];
         }
+      }
+    };
+  } else if (which == "softmax") {
+    // Three passes over each row, as the kernel makes them: its maximum, the sum of exponentials,
+    // the normalised exponentials.
+    const size_t width = in[0].shape.at(1);
+    out.resize(n);
+    run = [=, &out] {
+      for (size_t r = 0; r < n / width; ++r) {
+        const float* xr = x + r * width;
+        float* yr = out.data() + r * width;
+        float m = -INFINITY;
+        for (size_t i = 0; i < width; ++i) m = std::max(m, xr[i]);
+        float sum = 0.0f;
+        for (size_t i = 0; i < width; ++i) sum += std::exp(xr[i] - m);
+        const float inv = 1.0f / sum;
+        for (size_t i = 0; i < width; ++i) yr[i] = std::exp(xr[i] - m) * inv;
+      }
+    };
+  } else if (which == "rmsnorm") {
+    const size_t width = in[0].shape.at(1);
+    const float* w = in.at(1).f32();
+    out.resize(n);
+    run = [=, &out] {
+      for (size_t r = 0; r < n / width; ++r) {
+        const float* xr = x + r * width;
+        float* yr = out.data() + r * width;
+        float squares = 0.0f;
+        for (size_t i = 0; i < width; ++i) squares += xr[i] * xr[i];
+        const float scale = 1.0f / std::sqrt(squares / float(width) + 1e-5f);
+        for (size_t i = 0; i < width; ++i) yr[i] = xr[i] * scale * w[i];
       }
     };
   } else {

@@ -132,6 +132,25 @@ def make_scan(n, rng):
                 exclusive.ravel(), 1e-4, 1e-3, n, f"{human(n)} floats")
 
 
+def make_softmax(n, rng):
+    width = 4096 if n >= 4096 * 64 else 1024
+    x = rng.standard_normal((n // width, width), dtype=np.float32) * 4
+    xd = x.astype(np.float64)
+    e = np.exp(xd - xd.max(axis=1, keepdims=True))
+    return Case([("npy", x), ("zeros", n), ("uint", width)], (n // width * 256,), (256,), 1,
+                (e / e.sum(axis=1, keepdims=True)).ravel(), 1e-4, 1e-8, n, f"{n // width} rows of {width}")
+
+
+def make_rmsnorm(n, rng):
+    width = 4096 if n >= 4096 * 64 else 1024
+    x = rng.standard_normal((n // width, width), dtype=np.float32)
+    w = rng.standard_normal(width, dtype=np.float32)
+    xd = x.astype(np.float64)
+    y = xd / np.sqrt((xd * xd).mean(axis=1, keepdims=True) + 1e-5) * w.astype(np.float64)
+    return Case([("npy", x), ("npy", w), ("zeros", n), ("uint", width), ("float", 1e-5)], (n // width * 256,),
+                (256,), 2, y.ravel(), 1e-4, 1e-5, n, f"{n // width} rows of {width}")
+
+
 M = 1 << 20
 BENCHES = [
     Bench("add", "element-wise add", "add", "add", "add", False, "add", make_add, 16 * M, 256 << 10, 2 * M, 64 << 10),
@@ -149,6 +168,10 @@ BENCHES = [
           make_depthwise, 16 * M, 256 << 10, M, 64 << 10),
     Bench("scan", "2-level simd_prefix_exclusive_sum scan", "scan", "scan_block", "scan", True, "scan", make_scan,
           16 * M, 256 << 10, M, 16 << 10),
+    Bench("softmax", "row softmax, simd_max/simd_sum", "softmax", "softmax_rows", "softmax", True, "softmax",
+          make_softmax, 16 * M, 256 << 10, M, 64 << 10),
+    Bench("rmsnorm", "rms_norm, simd_sum", "rmsnorm", "rms_norm_rows", "rmsnorm", True, "rmsnorm",
+          make_rmsnorm, 16 * M, 256 << 10, M, 64 << 10),
 ]
 
 

@@ -3,6 +3,11 @@
 #include "Objects.h"
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <fstream>
 #include <unistd.h>
@@ -23,6 +28,46 @@ mslsim::Size3 size3(MTL::Size s, const char* what, std::string& problem) {
     if (v > UINT32_MAX && problem.empty()) problem = std::string(what) + " is larger than 2^32 in one dimension";
   return {uint32_t(s.width), uint32_t(s.height), uint32_t(s.depth)};
 }
+
+// Lets go of what finished command buffers held (their dispatches' buffers and pipelines, their
+// handlers and what those captured), on a thread of its own. Releasing may need a lock some
+// other thread holds while it waits for the GPU: MLX's arrays release Python objects, which takes
+// the GIL that a Python thread in waitUntilCompleted keeps. Done on the queue's thread, that
+// release would also hold up every command buffer queued behind, and a wait for one of those
+// would never end (MLX's test_zero_copy hung so). On a GPU the next buffer runs whatever the CPU
+// does with the last one's handlers.
+class Releaser {
+ public:
+  static Releaser& instance() {
+    static Releaser* releaser = new Releaser();  // never destroyed: its thread may outlive main
+    return *releaser;
+  }
+  void release(std::shared_ptr<void> held) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      pending_.push_back(std::move(held));
+    }
+    ready_.notify_one();
+  }
+
+ private:
+  Releaser() {
+    std::thread([this] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      for (;;) {
+        ready_.wait(lock, [&] { return !pending_.empty(); });
+        std::shared_ptr<void> next = std::move(pending_.front());
+        pending_.pop_front();
+        lock.unlock();
+        next.reset();
+        lock.lock();
+      }
+    }).detach();
+  }
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::shared_ptr<void>> pending_;
+};
 
 }  // namespace
 
@@ -128,17 +173,21 @@ void CommandBufferObject::run() {
   setStatus(failure.empty() ? MTL::CommandBufferStatusCompleted : MTL::CommandBufferStatusError);
   for (auto& handler : completedHandlers) handler(this);
   // Waiters go once the handlers have run, so that what a handler did is visible after
-  // waitUntilCompleted (MLX reads the error its handler records). What the handlers hold is let
-  // go only after that: releasing it may need a lock the waiter holds (MLX's Python arrays take
-  // the GIL, which a Python thread in waitUntilCompleted keeps), and the buffer may be gone by
-  // then, so they leave it first.
-  auto completed = std::move(completedHandlers);
-  auto scheduled = std::move(scheduledHandlers);
+  // waitUntilCompleted (MLX reads the error its handler records). What the handlers and the
+  // dispatches hold is let go by the Releaser, after that and off this thread: releasing it may
+  // need a lock the waiter holds (MLX's Python arrays take the GIL, which a Python thread in
+  // waitUntilCompleted keeps), and the buffer may be gone by then, so it leaves it first.
+  struct Held {
+    std::vector<Command> commands;
+    std::vector<PlainCallback<MTL::CommandBuffer*>> completed, scheduled;
+  };
+  auto garbage = std::make_shared<Held>(Held{std::move(held), std::move(completedHandlers), std::move(scheduledHandlers)});
   {
     std::lock_guard<std::mutex> lock(mutex);
     finished = true;
   }
   changed.notify_all();
+  Releaser::instance().release(std::move(garbage));
 }
 
 // --- Queues ------------------------------------------------------------------------------------------

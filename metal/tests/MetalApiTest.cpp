@@ -273,6 +273,54 @@ TEST_F(MetalApi, WhatACommandBufferHoldsIsReleasedAfterItsWaitersGo) {
   EXPECT_TRUE(deallocated);
 }
 
+// The same, for a wait on a later command buffer of the queue: what the first one held must not
+// be let go on the queue's thread, where it would hold up the second (MLX's test_zero_copy hung:
+// the first buffer's handler released a Python array, which wanted the GIL the waiting thread kept).
+TEST_F(MetalApi, WhatACommandBufferHoldsDoesNotHoldUpTheNextOne) {
+  std::timed_mutex interpreter;  // stands for the GIL
+  std::atomic<bool> gaveUp{false};
+  struct TakesTheLock {
+    std::timed_mutex* lock;
+    std::atomic<bool>* gaveUp;
+    ~TakesTheLock() {
+      // Gives up after 20 s, so that the bug fails the test instead of hanging it.
+      if (lock->try_lock_for(std::chrono::seconds(20)))
+        lock->unlock();
+      else
+        *gaveUp = true;
+    }
+  };
+  auto state = pipeline(kScale, "scale");
+  auto data = floats(std::vector<float>(64, 1.0f));
+  auto encode = [&](MTL::CommandBuffer* cb) {
+    float factor = 2.0f;
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state.get());
+    enc->setBuffer(data.get(), 0, 0);
+    enc->setBytes(&factor, sizeof factor, 1);
+    enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(64, 1, 1));
+    enc->endEncoding();
+  };
+  MTL::CommandBuffer* first = queue_->commandBuffer();
+  MTL::CommandBuffer* second = queue_->commandBuffer();
+  encode(first);
+  encode(second);
+  {
+    auto captured = std::make_shared<TakesTheLock>(TakesTheLock{&interpreter, &gaveUp});
+    first->addCompletedHandler([captured](MTL::CommandBuffer*) {});
+  }  // the first buffer now holds the last reference
+  {
+    std::lock_guard<std::timed_mutex> hold(interpreter);
+    first->commit();
+    second->commit();
+    second->waitUntilCompleted();
+    EXPECT_FALSE(gaveUp) << "the second buffer waited for the first one's captures to be released";
+    EXPECT_EQ(second->status(), MTL::CommandBufferStatusCompleted);
+  }
+  const float* out = static_cast<const float*>(data->contents());
+  EXPECT_EQ(out[0], 4.0f);  // both ran: 1 * 2 * 2
+}
+
 TEST_F(MetalApi, TwoQueuesOrderedByASharedEventAndACpuWait) {
   // Queue B must run after queue A's dispatch (event value 1), though B is committed first; the
   // CPU waits for B (value 2). Multiplying is not commutative with what the reference expects
