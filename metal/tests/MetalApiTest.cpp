@@ -56,6 +56,17 @@ class MetalApi : public ::testing::Test {
                                               MTL::ResourceStorageModeShared));
   }
 
+  // Encodes kScale's `scale` (data[i] *= factor) over `n` threads into its own encoder of `cb`.
+  static void encodeScale(MTL::CommandBuffer* cb, MTL::ComputePipelineState* state, MTL::Buffer* data, float factor,
+                          NS::UInteger n = 64, NS::UInteger group = 64) {
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state);
+    enc->setBuffer(data, 0, 0);
+    enc->setBytes(&factor, sizeof factor, 1);
+    enc->dispatchThreads(MTL::Size(n, 1, 1), MTL::Size(group, 1, 1));
+    enc->endEncoding();
+  }
+
   static std::vector<float> read(MTL::Buffer* buffer) {
     const float* p = static_cast<const float*>(buffer->contents());
     return std::vector<float>(p, p + buffer->length() / sizeof(float));
@@ -253,13 +264,7 @@ TEST_F(MetalApi, WhatACommandBufferHoldsIsReleasedAfterItsWaitersGo) {
                                                      munmap(p, length);
                                                      deallocated = true;
                                                    }));
-    float factor = 2.0f;
-    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(state.get());
-    enc->setBuffer(data.get(), 0, 0);
-    enc->setBytes(&factor, sizeof factor, 1);
-    enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(64, 1, 1));
-    enc->endEncoding();
+    encodeScale(cb, state.get(), data.get(), 2.0f);
     auto captured = std::make_shared<TakesTheLock>(TakesTheLock{&interpreter});
     cb->addCompletedHandler([captured](MTL::CommandBuffer*) {});
   }  // the command buffer now holds the last references to both
@@ -292,19 +297,10 @@ TEST_F(MetalApi, WhatACommandBufferHoldsDoesNotHoldUpTheNextOne) {
   };
   auto state = pipeline(kScale, "scale");
   auto data = floats(std::vector<float>(64, 1.0f));
-  auto encode = [&](MTL::CommandBuffer* cb) {
-    float factor = 2.0f;
-    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(state.get());
-    enc->setBuffer(data.get(), 0, 0);
-    enc->setBytes(&factor, sizeof factor, 1);
-    enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(64, 1, 1));
-    enc->endEncoding();
-  };
   MTL::CommandBuffer* first = queue_->commandBuffer();
   MTL::CommandBuffer* second = queue_->commandBuffer();
-  encode(first);
-  encode(second);
+  encodeScale(first, state.get(), data.get(), 2.0f);
+  encodeScale(second, state.get(), data.get(), 2.0f);
   {
     auto captured = std::make_shared<TakesTheLock>(TakesTheLock{&interpreter, &gaveUp});
     first->addCompletedHandler([captured](MTL::CommandBuffer*) {});
@@ -333,18 +329,11 @@ TEST_F(MetalApi, TwoQueuesOrderedByASharedEventAndACpuWait) {
   std::vector<float> x(n);
   std::iota(x.begin(), x.end(), 1.0f);
   auto data = floats(x);
-  auto encodeScale = [&](MTL::CommandBuffer* cb, float factor) {
-    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
-    enc->setComputePipelineState(state.get());
-    enc->setBuffer(data.get(), 0, 0);
-    enc->setBytes(&factor, sizeof factor, 1);
-    enc->dispatchThreads(MTL::Size(n, 1, 1), MTL::Size(32, 1, 1));
-    enc->endEncoding();
-  };
+  auto scaleBy = [&](MTL::CommandBuffer* cb, float factor) { encodeScale(cb, state.get(), data.get(), factor, n, 32); };
   // B: wait for 1, check-and-scale by 0.5, signal 2.
   MTL::CommandBuffer* b = queueB->commandBuffer();
   b->encodeWait(event.get(), 1);
-  encodeScale(b, 0.5f);
+  scaleBy(b, 0.5f);
   b->encodeSignalEvent(event.get(), 2);
   b->commit();
   // The data is untouched while B waits.
@@ -352,7 +341,7 @@ TEST_F(MetalApi, TwoQueuesOrderedByASharedEventAndACpuWait) {
   EXPECT_EQ(read(data.get()), x);
   // A: scale by 3, signal 1.
   MTL::CommandBuffer* a = queue_->commandBuffer();
-  encodeScale(a, 3.0f);
+  scaleBy(a, 3.0f);
   a->encodeSignalEvent(event.get(), 1);
   a->commit();
   EXPECT_TRUE(event->waitUntilSignaledValue(2, UINT64_MAX));
@@ -362,7 +351,7 @@ TEST_F(MetalApi, TwoQueuesOrderedByASharedEventAndACpuWait) {
   // The CPU signals too: a buffer waiting for 5 runs once the CPU sets it.
   MTL::CommandBuffer* c = queueB->commandBuffer();
   c->encodeWait(event.get(), 5);
-  encodeScale(c, 2.0f);
+  scaleBy(c, 2.0f);
   c->commit();
   event->setSignaledValue(5);
   c->waitUntilCompleted();
