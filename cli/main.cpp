@@ -98,6 +98,7 @@ struct RunOptions {
   bool reportUniformWrites = false;
   std::string reportJson, reportSarif;
   std::string schedule = "in-order";
+  std::string simdLanes = "vector";
   std::string watch, trace;
   unsigned maxErrors = 0;
   unsigned workers = 0;
@@ -263,6 +264,7 @@ int runCommand(const RunOptions& o) {
   dispatchOptions.timeoutSeconds = o.timeout;
   dispatchOptions.checks = checks;
   dispatchOptions.schedule = parseSchedule(o.schedule);
+  dispatchOptions.vectorLanes = o.simdLanes == "vector";
   dispatchOptions.watch = o.watch;
   dispatchOptions.traceFile = o.trace;
   dispatchOptions.maxErrors = o.maxErrors;
@@ -342,9 +344,9 @@ int runCommand(const RunOptions& o) {
     std::sort(sorted.begin(), sorted.end());
     fmt::print(stderr,
                "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={} "
-               "dispatch_cpu_ms={:.3f} waiting_cpu_ms={:.3f} progress_cpu_ms={:.3f}\n",
+               "dispatch_cpu_ms={:.3f} waiting_cpu_ms={:.3f} progress_cpu_ms={:.3f} path=\"{}\"\n",
                program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size(), processCpu,
-               waitingCpu, tickerCpu);
+               waitingCpu, tickerCpu, result.path);
   }
   if (result.refused) return kExitUsage;  // nothing ran: not a finding in a kernel
   return result.hasErrors() ? o.errorExitCode : 0;
@@ -505,6 +507,10 @@ int main(int argc, char** argv) {
                      "checks: races,bounds,uninit,sync,simd,align | all | none (default bounds,sync; align is not in all)");
   runCmd->add_option("--schedule", run.schedule,
                      "in-order | reverse | random[:SEED]: the order threads run between synchronisation points");
+  runCmd->add_option("--simd-lanes", run.simdLanes,
+                     "vector (default) | threads: unchecked kernels with SIMD-group functions run each SIMD-group's "
+                     "lanes as vector lanes, or every thread on its own")
+      ->check(CLI::IsMember({"vector", "threads"}));
   runCmd->add_option("--watch", run.watch, "print every access to one element: NAME[INDEX] or buffer:N[INDEX]");
   runCmd->add_option("--trace", run.trace, "write a Chrome trace-event JSON (open it in Perfetto)");
   runCmd->add_option("--max-errors", run.maxErrors, "stop after N distinct errors");

@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 8;  // bump when the entry layout changes
+constexpr int kFormat = 9;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -175,6 +175,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
         e.regionLoopLayout = RegionLoopLayout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>(), r[3].get<bool>(), {}};
         for (auto& b : r[4]) e.regionLoopLayout->barriers.push_back({b[0], b[1], b[2], b[3]});
       }
+      if (!k["simd_group"].is_null()) e.simdGroupFunction = SimdGroupFunction{k["simd_group"]["suspends"].get<bool>()};
       e.instrumented = k["instrumented"];
       for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
       e.sites = sites;
@@ -226,6 +227,8 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
       for (auto& b : r->barriers) barriers.push_back({b.file, b.line, b.column, b.flags});
       regionLoop = json{r->indexOffset, r->indexBytes, r->indexMask, r->recordsThreads, barriers};
     }
+    json simdGroup;
+    if (const auto& s = k.simdGroupFunction) simdGroup = json{{"suspends", s->suspends}};
     j["kernels"].push_back({{"info",
                              {{"name", k.info.name}, {"entry", k.info.entrySymbol},
                               {"location", position(k.info.location)},
@@ -234,6 +237,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                             {"scheduling", int(k.scheduling)},
                             {"thread_loop", k.hasThreadLoop},
                             {"region_loop", regionLoop},
+                            {"simd_group", simdGroup},
                             {"instrumented", k.instrumented},
                             {"threadgroup_variables", vars}});
   }

@@ -7,6 +7,7 @@
 namespace mslsim::execution {
 
 void ThreadgroupScheduler::runThreadByThread(Size3 group, Size3 size, uint32_t count) {
+  dispatch_.path.store(scheduling_ == ThreadScheduling::Fibers ? "fibers" : "coroutines", std::memory_order_relaxed);
   prepareThreads(group, size, count);
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;

@@ -329,6 +329,7 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
   if (request.options.progress)  // the last word
     request.options.progress(state.groupsDone.load(), total, state.distinctFindings.load());
   result.waitingCpuMilliseconds = threadCpu() - waitingStart;
+  if (const char* path = state.path.load()) result.path = path;
   if (!request.options.traceFile.empty()) writeTrace(state.traceState, request.options.traceFile);
   result.writers = takeWriters(state.writerState);
   result.milliseconds =

@@ -40,6 +40,16 @@ using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint3
 // suspension points.
 using RegionLoopFunction = uint32_t (*)(void* frames, uint64_t stride, uint32_t count, const uint8_t* runnable,
                                         uint32_t* thread);
+// A kernel's SIMD-group function (vectoriseSimdGroup): runs the lanes of SIMD-group `simdgroup` of
+// an sx*sy*(count/(sx*sy)) threadgroup as vector lanes, given thread 0's arguments. Kernels with
+// barriers get a coroutine (SimdGroupCoroutine, suspended at each barrier, one frame per
+// SIMD-group), the others a plain function.
+using SimdGroupEntry = void (*)(void** args, uint32_t simdgroup, uint32_t sx, uint32_t sy, uint32_t count);
+using SimdGroupCoroutine = void* (*)(void** args, uint32_t simdgroup, uint32_t sx, uint32_t sy, uint32_t count);
+struct SimdGroupFunction {
+  bool suspends = false;  // a coroutine
+};
+
 // The threadgroup_barrier a suspension point follows, as its hook call named it.
 struct RegionBarrier {
   std::string file;
@@ -108,6 +118,8 @@ struct ExecutableKernel {
   ThreadLoopFunction threadLoop = nullptr;  // when hasThreadLoop, once loaded
   std::optional<RegionLoopLayout> regionLoopLayout;
   RegionLoopFunction regionLoop = nullptr;  // when regionLoopLayout, once loaded
+  std::optional<SimdGroupFunction> simdGroupFunction;
+  void* simdGroups = nullptr;  // when simdGroupFunction, once loaded: SimdGroupEntry or SimdGroupCoroutine
   std::shared_ptr<void> owner;          // keeps the JIT'd code alive
   // Checked builds: the instrumented access sites, the threadgroup variables, the user's files.
   bool instrumented = false;
@@ -176,6 +188,9 @@ struct DispatchResult {
   // CPU time of the thread that waited for the workers (the watchdog, the progress calls): what
   // watching a dispatch costs beside running it.
   double waitingCpuMilliseconds = 0;
+  // How the threads ran ("thread loop", "threads one by one", "region loop", "vector lanes",
+  // "coroutines", "fibers"; docs/architecture.md, "Executor"), or "" when no threadgroup ran.
+  std::string path;
   std::map<unsigned, std::vector<ElementWriter>> writers;  // by [[buffer(n)]], with trackWriters
   bool hasErrors() const {
     for (auto& f : findings)

@@ -1137,6 +1137,22 @@ bool isSynchronisationHook(const llvm::Function* f) {
 
 }  // namespace
 
+void stripDebugInfoKeepingLoopPositions(llvm::Function& f) {
+  // What a timeout report needs, the position of each loop, is kept on the loops' instructions
+  // (kLoopPositionKind; inner loops after outer ones, so an instruction carries its innermost loop).
+  llvm::DominatorTree dt(f);
+  llvm::LoopInfo loops(dt);
+  for (llvm::Loop* l : loops.getLoopsInPreorder()) {
+    const llvm::DILocation* where = l->getStartLoc().get();
+    for (llvm::BasicBlock* bb : l->blocks())
+      for (llvm::Instruction& inst : *bb) {
+        if (!where) where = inst.getDebugLoc().get();
+        if (where) inst.setMetadata(kLoopPositionKind, encodePosition(where, f.getContext()));
+      }
+  }
+  llvm::stripDebugInfo(f);
+}
+
 llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
   // Every synchronisation point must be a hook call in `entry` itself: a coroutine can only
   // suspend in its own body, not in a function it calls.
@@ -1182,22 +1198,8 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
   }
   // LLVM 16's coroutine frame builder crashes on functions with debug information
   // (FindDbgAddrUses); access sites were resolved to source positions before this point, and
-  // barrier sites carry their own. What a timeout report needs, the position of each loop, is
-  // kept on the loops' instructions (kLoopPositionKind; inner loops after outer ones, so an
-  // instruction carries its innermost loop).
-  {
-    llvm::DominatorTree dt(*coro);
-    llvm::LoopInfo loops(dt);
-    for (llvm::Loop* l : loops.getLoopsInPreorder()) {
-      const llvm::DILocation* where = l->getStartLoc().get();
-      for (llvm::BasicBlock* bb : l->blocks())
-        for (llvm::Instruction& inst : *bb) {
-          if (!where) where = inst.getDebugLoc().get();
-          if (where) inst.setMetadata(kLoopPositionKind, encodePosition(where, ctx));
-        }
-    }
-  }
-  llvm::stripDebugInfo(*coro);
+  // barrier sites carry their own.
+  stripDebugInfoKeepingLoopPositions(*coro);
   entry.setSubprogram(nullptr);
   entry.replaceAllUsesWith(coro);  // llvm.compiler.used keeps the entry alive
   entry.eraseFromParent();

@@ -105,6 +105,10 @@ bool reachesSynchronisation(llvm::Function& entry);
 // such loops it is (kLoopDepth): the simulator compares threads by their iteration counts first.
 void insertSimdLoopPositions(llvm::Function& entry);
 
+// Drops `f`'s debug information, keeping each loop's source position on the loop's instructions
+// as metadata (what the cancellation polls name in a timeout report).
+void stripDebugInfoKeepingLoopPositions(llvm::Function& f);
+
 // Before optimisation, on an entry `void(void** args)` whose synchronisation hooks have all been
 // inlined into it: turns it into an LLVM switch-resumed coroutine `void*(void** args)` that
 // suspends after each barrier or SIMD-group hook, so a thread waiting at a barrier costs a return

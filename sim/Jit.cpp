@@ -4,6 +4,7 @@
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
@@ -29,6 +30,7 @@
 #include "Hooks.h"
 #include "HostBoundary.h"
 #include "IrPasses.h"
+#include "LaneVectoriser.h"
 
 namespace mslsim {
 
@@ -38,6 +40,7 @@ constexpr const char* kEntryPrefix = "__mslsim_entry.";
 
 std::string threadLoopSymbol(const std::string& entrySymbol) { return kThreadLoopPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 std::string regionLoopSymbol(const std::string& entrySymbol) { return kRegionLoopPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
+std::string simdGroupSymbol(const std::string& entrySymbol) { return kSimdGroupPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 
 // Clears ArgumentInfo::used for the parameters the optimised code of a kernel never reads. Its
 // functions that take the argument table (`void** args`, one slot per parameter position: the
@@ -73,6 +76,15 @@ void markUnreadArguments(llvm::Module& module, KernelInfo& info, std::initialize
   for (ArgumentInfo& a : info.arguments) a.used = read.count(a.position) > 0;
 }
 
+// Whether `f` calls a SIMD-group or quad-group function (their hooks, inlined into it).
+bool callsSimdGroupFunctions(llvm::Function& f) {
+  for (llvm::Instruction& inst : llvm::instructions(f))
+    if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+      if (llvm::Function* callee = call->getCalledFunction())
+        if (callee->getName() == hook::kSimdExchange || callee->getName() == hook::kSimdgroupBarrier) return true;
+  return false;
+}
+
 // The libmvec variant of the host: the widest its CPU runs.
 VectorMathVariant hostVectorMathVariant(llvm::TargetMachine& tm) {
   const llvm::MCSubtargetInfo* subtarget = tm.getMCSubtargetInfo();
@@ -84,6 +96,7 @@ VectorMathVariant hostVectorMathVariant(llvm::TargetMachine& tm) {
 struct Optimised {
   std::map<std::string, ThreadScheduling> scheduling;           // by entry symbol
   std::map<std::string, RegionLoopLayout> regionLoops;          // by entry symbol
+  std::map<std::string, SimdGroupFunction> simdGroups;          // by entry symbol
 };
 
 void initialiseLlvmOnce() {
@@ -142,6 +155,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   for (auto& f : module)
     if (f.getName().startswith(kEntryPrefix)) entries.push_back(&f);
   std::map<std::string, ThreadScheduling> scheduling;
+  std::map<std::string, SimdGroupFunction> simdGroups;
   for (llvm::Function* e : entries)
     scheduling[e->getName().str()] = reachesSynchronisation(*e) ? ThreadScheduling::Fibers : ThreadScheduling::Sequential;
   {
@@ -174,9 +188,33 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
     // After SROA, which turns copies of float4 objects into vector loads and stores (carrying the
     // copy's alignment), before anything can rely on an alignment the source promised.
     relaxVectorAlignment(module);
+    // Unchecked kernels with SIMD-group functions also get a function that runs a SIMD-group's
+    // lanes as vector lanes, from the kernel as it is now (every call inlined).
+    std::vector<std::pair<std::string, llvm::Function*>> simdGroupFunctions;
+    if (!instrument)
+      for (const KernelInfo& k : kernels)
+        if (llvm::Function* e = module.getFunction(k.entrySymbol))
+          if (scheduling[k.entrySymbol] == ThreadScheduling::Fibers && callsSimdGroupFunctions(*e)) {
+            std::string whyNot;
+            llvm::Function* lanes = vectoriseSimdGroup(*e, k, simdGroupSymbol(k.entrySymbol), hostVectorMathVariant(tm), whyNot);
+            if (lanes) simdGroupFunctions.push_back({k.entrySymbol, lanes});
+            // MSLSIM_DEBUG_LANES=1: whether the vectoriser took each kernel and why not; =2: its IR too.
+            if (const char* debug = std::getenv("MSLSIM_DEBUG_LANES")) {
+              llvm::errs() << k.name << ": " << (lanes ? "vector lanes" : "no vector lanes: " + whyNot) << "\n";
+              if (lanes && std::string(debug) == "2") lanes->print(llvm::errs());
+            }
+          }
     if (instrument) instrument(module);
     for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers) insertSimdLoopPositions(*e);
+    for (auto& [entry, lanes] : simdGroupFunctions) {
+      bool suspends = reachesSynchronisation(*lanes);
+      if (suspends && !lowerSynchronisationToCoroutine(*lanes)) {
+        lanes->eraseFromParent();
+        continue;
+      }
+      simdGroups[entry] = SimdGroupFunction{suspends};
+    }
     for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers)
         if (llvm::Function* c = lowerSynchronisationToCoroutine(*e))
@@ -237,6 +275,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
     }
   }
   result.scheduling = std::move(scheduling);
+  result.simdGroups = std::move(simdGroups);
   return result;
 }
 
@@ -355,6 +394,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     k.hasThreadLoop = module.getFunction(threadLoopSymbol(info.entrySymbol)) != nullptr;
     if (optimised.regionLoops.count(info.entrySymbol)) k.regionLoopLayout = optimised.regionLoops[info.entrySymbol];
     k.scheduling = scheduling.count(info.entrySymbol) ? scheduling[info.entrySymbol] : ThreadScheduling::Fibers;
+    if (optimised.simdGroups.count(info.entrySymbol)) k.simdGroupFunction = optimised.simdGroups[info.entrySymbol];
     out.kernels.push_back(std::move(k));
   }
   return true;
@@ -427,6 +467,14 @@ JitResult loadObject(const CompiledObject& object) {
         return result;
       }
       k.regionLoop = loop->toPtr<RegionLoopFunction>();
+    }
+    if (compiled.simdGroupFunction) {
+      auto lanes = owner->lookup(simdGroupSymbol(compiled.info.entrySymbol));
+      if (!lanes) {
+        result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(lanes.takeError());
+        return result;
+      }
+      k.simdGroups = lanes->toPtr<void*>();
     }
     k.owner = owner;
     result.kernels.push_back(std::move(k));

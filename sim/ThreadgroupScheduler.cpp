@@ -289,6 +289,12 @@ void ThreadgroupScheduler::privateOverrun(uintptr_t address, uint64_t size, uint
 void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   frameCount_ = count;
   if (scheduling_ == ThreadScheduling::Sequential) return runSequentially(group, size, count);
+  // Unchecked kernels with SIMD-group functions the vectoriser took, in the default order: a
+  // SIMD-group at a time, as vector lanes (VectorLanes.cpp).
+  if (dispatch_.kernel.simdGroups && dispatch_.request.options.vectorLanes &&
+      dispatch_.request.options.schedule.order == Schedule::Order::InOrder && observers_.empty() &&
+      !dispatch_.facts.checks.sync && !dispatch_.facts.checks.simd)
+    return runSimdGroups(group, size, count);
   // Unchecked barrier-only kernels in the default order: the JIT'd region loop (see runRegions).
   // Not under the sync check, which names the barriers' lines and the threads that returned
   // before one (the region loop sees neither).

@@ -8,6 +8,8 @@
 //                            after another, or one JIT'd loop over all of them;
 //   RegionLoop.cpp           barriers only, default order: each thread a coroutine frame, one
 //                            JIT'd loop runs a barrier-to-barrier region of every thread;
+//   VectorLanes.cpp          SIMD-group functions, unchecked, default order: each SIMD-group one
+//                            call of the kernel's SIMD-group function, its lanes vector lanes;
 //   CoroutinesAndFibers.cpp  everything else (SIMD-group functions, schedules that interleave
 //                            threads, checks that need the hooks): each thread resumed on its own
 //                            until it blocks, as a coroutine or a fiber, and the scheduler
@@ -357,6 +359,7 @@ class ThreadgroupScheduler {
   void runThreadByThread(Size3 group, Size3 size, uint32_t count);  // CoroutinesAndFibers.cpp
   void runSequentially(Size3 group, Size3 size, uint32_t count);
   void runRegions(Size3 group, Size3 size, uint32_t count);
+  void runSimdGroups(Size3 group, Size3 size, uint32_t count);  // VectorLanes.cpp
   bool sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count);
   // Region loops under checks (sync, or observers): the frames say where each thread waits.
   void runCheckedRegions(Size3 group, Size3 size, uint32_t count);
@@ -442,6 +445,9 @@ class DispatchState : public FindingSink {
   bool stops(uint64_t order) const { return stopOrder.load(std::memory_order_relaxed) <= order; }
   bool stopped() const { return stopOrder.load() != kNotStopped; }
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
+  // The way the threadgroups' threads ran (DispatchResult::path), as the last worker to start one
+  // set it: the same for every threadgroup of a dispatch.
+  std::atomic<const char*> path{nullptr};
   InactiveLaneFill inactiveLaneFill;  // what a read of an inactive SIMD lane yields
 
   // Deadlock diagnosis, once the dispatch has run for a while: each worker whose running thread

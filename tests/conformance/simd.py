@@ -26,8 +26,9 @@ results are compared exactly (bit patterns, sign of zero included). Inputs avoid
 of NaN/±0 are not specified beyond metal::min/max) and products use values near 1 so nothing
 overflows (signed overflow would be undefined in the C++ the simulator runs).
 
-Each kernel runs twice: with `--check none` (values compared) and with the default checks
-(bounds,sync), which must report nothing. A third run with `--check simd` must report only
+Each kernel runs with `--check none` (values compared), where a SIMD-group's lanes run as vector
+lanes (the run must say so), again with `--simd-lanes threads` (every thread on its own: the same
+bytes), and with the default checks (bounds,sync), which must report nothing. A third run with `--check simd` must report only
 simd-divergence warnings (only on if-code lines) and simd-inactive-lane errors only on lines where
 the reference found reads of inactive lanes.
 """
@@ -393,10 +394,24 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
             "--buffer", f"3={files['act']}", "--buffer", f"4={files['prm']}",
             "--buffer", f"5={files['out0']}", "--buffer", f"6={files['pred']}"]
     problems = []
-    r = subprocess.run(base + ["--output", f"5={outp}", "--check", "none"], capture_output=True, text=True)
+    r = subprocess.run(base + ["--output", f"5={outp}", "--check", "none", "--timing"], capture_output=True, text=True)
     if r.returncode != 0:
         return {}, [f"{tname}: mslsim --check none exit {r.returncode}: {r.stderr.strip()[:2000]}"], {}
     raw = np.load(outp).tobytes()
+    # Both execution paths: the unchecked run above takes the vector lanes (a SIMD-group's lanes
+    # as vector lanes); every thread on its own must write the same bytes.
+    if 'path="vector lanes"' not in r.stderr:
+        problems.append(f"{tname}: --check none did not run as vector lanes: {r.stderr.strip()[-300:]}")
+    outp_threads = os.path.join(tmp, f"simd_{tname}.out.threads.npy")
+    rt = subprocess.run(base + ["--output", f"5={outp_threads}", "--check", "none", "--simd-lanes", "threads"],
+                        capture_output=True, text=True)
+    if rt.returncode != 0:
+        problems.append(f"{tname}: --simd-lanes threads: exit {rt.returncode}: {rt.stderr.strip()[:1000]}")
+    else:
+        threads_raw = np.load(outp_threads).tobytes()
+        if threads_raw != raw:
+            differ = int((np.frombuffer(threads_raw, np.uint8) != np.frombuffer(raw, np.uint8)).sum())
+            problems.append(f"{tname}: vector lanes and threads one by one differ in {differ} bytes")
     got_raw = np.frombuffer(raw, store_dt)
     got = got_raw.astype(np.uint64) if is_bool else A.decode(got_raw)
     sentinel = np.frombuffer(bytes([SENTINEL]) * np.dtype(store_dt).itemsize, store_dt)[0]

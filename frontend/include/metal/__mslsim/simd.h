@@ -43,8 +43,11 @@ template <class T> METAL_FUNC T __undefined_lane(unsigned lane, const char* f, u
   __builtin_memset(&r, int(__mslsim_simd_inactive_read(lane, f, l, c)), sizeof(T));
   return r;
 }
+// The 32 contributions live in an array of the caller's, declared beside the record by
+// __MSLSIM_LANES: nothing but the exchange writes that array, so the simulator's vector-lane path
+// keeps one copy of it for all lanes (LaneVectoriser.h).
 template <class T> struct __lanes {
-  T v[32];
+  T* v;
   unsigned mask;  // active lanes
   unsigned me;    // calling lane
   const char* file;  // the call site, for reports of reads from inactive lanes
@@ -52,6 +55,9 @@ template <class T> struct __lanes {
   bool active(unsigned l) const { return l < 32 && ((mask >> l) & 1u); }
   T at(unsigned l) const { return active(l) ? v[l] : __undefined_lane<T>(l, file, line, column); }
 };
+#define __MSLSIM_LANES(T, L) \
+  T L##_values[32];          \
+  __lanes<T> L { L##_values }
 template <class T> METAL_FUNC void __exchange(__lanes<T>& L, const T& x, const char* f, unsigned l, unsigned c) {
   L.mask = __mslsim_simd_exchange(&x, L.v, sizeof(T), f, l, c);
   L.me = __mslsim_simd_lane();
@@ -62,10 +68,13 @@ template <class T> METAL_FUNC void __exchange(__lanes<T>& L, const T& x, const c
 // G = 32 for SIMD-group functions, 4 for quad-group functions.
 template <unsigned G, class T, class Op>
 METAL_FUNC T __reduce(const T& x, Op op, const char* f, unsigned l, unsigned c) {
-  __lanes<T> L;
+  __MSLSIM_LANES(T, L);
   __exchange(L, x, f, l, c);
   unsigned base = L.me & ~(G - 1);
-  T acc = x;
+  // Not started from x: computed from the exchanged values only, it is the same in every lane,
+  // which the vector-lane path (LaneVectoriser.h) then computes once for the SIMD-group. The
+  // calling lane is active, so the first assignment always happens.
+  T acc{};
   bool first = true;
   for (unsigned i = base; i < base + G; ++i)
     if (L.active(i)) { acc = first ? L.v[i] : T(op(acc, L.v[i])); first = false; }
@@ -73,7 +82,7 @@ METAL_FUNC T __reduce(const T& x, Op op, const char* f, unsigned l, unsigned c) 
 }
 template <unsigned G, bool Inclusive, class T, class Op>
 METAL_FUNC T __prefix(const T& x, T identity, Op op, const char* f, unsigned l, unsigned c) {
-  __lanes<T> L;
+  __MSLSIM_LANES(T, L);
   __exchange(L, x, f, l, c);
   unsigned base = L.me & ~(G - 1);
   T acc = identity;
@@ -85,7 +94,7 @@ METAL_FUNC T __prefix(const T& x, T identity, Op op, const char* f, unsigned l, 
 enum __shuf_kind { __shuf_idx, __shuf_up, __shuf_down, __shuf_xor, __shuf_rot_up, __shuf_rot_down };
 template <unsigned G, __shuf_kind K, class T>
 METAL_FUNC T __shuffle(const T& x, unsigned arg, const char* f, unsigned l, unsigned c) {
-  __lanes<T> L;
+  __MSLSIM_LANES(T, L);
   __exchange(L, x, f, l, c);
   unsigned base = L.me & ~(G - 1), j = L.me - base, src;
   switch (K) {
@@ -104,7 +113,7 @@ METAL_FUNC T __shuffle(const T& x, unsigned arg, const char* f, unsigned l, unsi
 template <class T> struct __pair { T x, fill; };
 template <unsigned G, bool Up, class T>
 METAL_FUNC T __shuffle_fill(const T& x, const T& fill, unsigned delta, unsigned modulo, const char* f, unsigned l, unsigned c) {
-  __lanes<__pair<T>> L;
+  __MSLSIM_LANES(__pair<T>, L);
   __exchange(L, __pair<T>{x, fill}, f, l, c);
   if (modulo == 0 || modulo > G) modulo = G;
   unsigned base = L.me & ~(G - 1), j = L.me - base, seg = j - j % modulo, k = j % modulo;
@@ -118,7 +127,7 @@ METAL_FUNC T __shuffle_fill(const T& x, const T& fill, unsigned delta, unsigned 
 // Bits of the calling lane's group (bit 0 = first lane of the group) where b is true; *active gets
 // the group's active lanes.
 template <unsigned G> METAL_FUNC unsigned __ballot(bool b, const char* f, unsigned l, unsigned c, unsigned* active = nullptr) {
-  __lanes<bool> L;
+  __MSLSIM_LANES(bool, L);
   __exchange(L, b, f, l, c);
   unsigned base = L.me & ~(G - 1), r = 0, a = 0;
   for (unsigned i = base; i < base + G; ++i)
@@ -127,7 +136,7 @@ template <unsigned G> METAL_FUNC unsigned __ballot(bool b, const char* f, unsign
   return r;
 }
 template <unsigned G> METAL_FUNC unsigned __active_mask(const char* f, unsigned l, unsigned c) {
-  __lanes<bool> L;
+  __MSLSIM_LANES(bool, L);
   __exchange(L, true, f, l, c);
   unsigned base = L.me & ~(G - 1);
   return G == 32 ? L.mask : (L.mask >> base) & ((1u << (G & 31u)) - 1u);
@@ -225,7 +234,7 @@ struct quad_vote {
     return __shuffle_fill<G, false>(T(x), T(fill), delta, modulo, __MSLSIM_LOC); }                   \
   template <class X, class T = __vec_of<X>>                                                          \
   METAL_FUNC T P##broadcast_first(const X& x, __MSLSIM_LOC_PARAMS) {                                 \
-    __lanes<T> L;                                                                                    \
+    __MSLSIM_LANES(T, L);                                                                            \
     __exchange(L, T(x), __MSLSIM_LOC);                                                               \
     unsigned base = L.me & ~(G - 1u);                                                                \
     for (unsigned i = base; i < base + G; ++i) if (L.active(i)) return L.v[i];                       \

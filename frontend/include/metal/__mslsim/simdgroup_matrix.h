@@ -88,7 +88,8 @@ struct __sgmm_out { float x, y; };  // not float2: a non-dependent vec here woul
 template <bool Acc, class Ta, class Tb, class Tc>
 METAL_FUNC __sgmm_out __sgmm(const simdgroup_matrix<Ta, 8, 8>& a, const simdgroup_matrix<Tb, 8, 8>& b,
                          const vec<Tc, 2>& c, const char* f, unsigned ln, unsigned cl) {
-  __lanes<__sgmm_frag<Ta, Tb>> L;
+  using __frag = __sgmm_frag<Ta, Tb>;
+  __MSLSIM_LANES(__frag, L);
   __exchange(L, __sgmm_frag<Ta, Tb>{a.__e, b.__e}, f, ln, cl);
   unsigned row = simdgroup_matrix<Ta, 8, 8>::__row(L.me), col = simdgroup_matrix<Ta, 8, 8>::__col(L.me);
   // Lane holding element (r, c0) of any operand, c0 even: invert the layout.
