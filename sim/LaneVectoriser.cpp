@@ -634,7 +634,69 @@ class LaneVectoriser {
     };
     visit(Node{header, nullptr});
     for (auto it = postOrder.rbegin(); it != postOrder.rend(); ++it)
-      if (!(it->block ? emitBlock(*it->block) : emitLoop(*it->loop))) return false;
+      if (!(it->block ? emitBlock(*it->block) : isUniform(*it->loop) ? emitUniformLoop(*it->loop) : emitLoop(*it->loop)))
+        return false;
+    return true;
+  }
+
+  // A loop whose branches all go the same way for every lane (a loop over the 32 exchanged values
+  // in a SIMD-group function): the lanes that enter it run it together to the same exit.
+  bool isUniform(const llvm::Loop& loop) const {
+    for (llvm::BasicBlock* bb : loop.blocks()) {
+      const llvm::Instruction* t = bb->getTerminator();
+      if (auto* br = llvm::dyn_cast<llvm::BranchInst>(t); br && br->isConditional() && isVarying(br->getCondition())) return false;
+      if (auto* sw = llvm::dyn_cast<llvm::SwitchInst>(t); sw && isVarying(sw->getCondition())) return false;
+    }
+    return true;
+  }
+
+  // Such a loop keeps its control flow: its blocks are copied with their branches, and every lane
+  // that entered runs each block it reaches (one mask for the whole loop). Leaving it, the lanes
+  // join the mask of the block they left for.
+  bool emitUniformLoop(llvm::Loop& loop) {
+    llvm::Value* mask = b_->CreateLoad(maskType(), masks_[loop.getHeader()]);
+    b_->CreateStore(noLanes(), masks_[loop.getHeader()]);
+    llvm::BasicBlock* after = llvm::BasicBlock::Create(ctx_, "uniform.loop.done", g_);
+    std::map<const llvm::BasicBlock*, llvm::BasicBlock*> copies;
+    for (llvm::BasicBlock* bb : loop.blocks()) copies[bb] = llvm::BasicBlock::Create(ctx_, bb->getName(), g_);
+    b_->CreateCondBr(any(mask), copies[loop.getHeader()], after);
+    auto target = [&](llvm::BasicBlock* s) -> llvm::BasicBlock* {
+      if (copies.count(s)) return copies[s];
+      llvm::BasicBlock* leave = llvm::BasicBlock::Create(ctx_, "uniform.loop.exit", g_);
+      llvm::IRBuilder<> lb(leave);
+      llvm::IRBuilder<>* outer = b_;
+      b_ = &lb;
+      addLanes(s, mask);
+      lb.CreateBr(after);
+      b_ = outer;
+      return leave;
+    };
+    for (llvm::BasicBlock* bb : loop.blocks()) {
+      b_->SetInsertPoint(copies[bb]);
+      for (llvm::Instruction& inst : *bb) {
+        if (inst.isTerminator()) break;
+        if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&inst); store && phiStores_.count(store)) {
+          if (!storeSlot(*store, mask, /*guard=*/false)) return false;
+          continue;
+        }
+        if (!emitInstruction(inst, mask)) return false;
+      }
+      llvm::Instruction* t = bb->getTerminator();
+      if (auto* br = llvm::dyn_cast<llvm::BranchInst>(t)) {
+        if (br->isUnconditional())
+          b_->CreateBr(target(br->getSuccessor(0)));
+        else
+          b_->CreateCondBr(scalar(br->getCondition()), target(br->getSuccessor(0)), target(br->getSuccessor(1)));
+      } else if (auto* sw = llvm::dyn_cast<llvm::SwitchInst>(t)) {
+        llvm::SwitchInst* copy = b_->CreateSwitch(scalar(sw->getCondition()), target(sw->getDefaultDest()), sw->getNumCases());
+        for (auto& kase : sw->cases()) copy->addCase(kase.getCaseValue(), target(kase.getCaseSuccessor()));
+      } else if (llvm::isa<llvm::ReturnInst>(t)) {
+        b_->CreateBr(after);  // these lanes are done
+      } else {
+        b_->CreateUnreachable();
+      }
+    }
+    b_->SetInsertPoint(after);
     return true;
   }
 

@@ -47,6 +47,8 @@ PATHS = [
     ("workers-1", ["--check", "bounds,sync", "--workers", "1"], False),
     ("workers-2", ["--check", "bounds,sync", "--workers", "2"], False),
     ("none-workers-2", ["--check", "none", "--workers", "2"], False),
+    # SIMD-group kernels: "none" runs a SIMD-group's lanes as vector lanes; here every thread alone.
+    ("none-threads", ["--check", "none", "--simd-lanes", "threads"], False),
     ("cold", ["--check", "bounds,sync"], True),
 ]
 

@@ -2,8 +2,8 @@
 """Runs real kernels of MLX's kernel library and of ggml-metal the way their host code dispatches
 them (kernel names, buffers and struct arguments by index, function constants, grid sizes, all
 read from mlx/backend/metal/*.cpp and ggml-metal-ops.cpp) through `mslsim run`, and checks every
-output against numpy. Each case runs under the default checks and under `--check all`; a finding
-under either fails the case (it is a false positive of ours, or a bug in the project, described in
+output against numpy. Each case runs under the default checks and under `--check all` (with
+`--checks none,threads`: unchecked, as vector lanes and thread by thread); a finding fails the case (it is a false positive of ours, or a bug in the project, described in
 docs/real-msl.md).
 
     run_real.py MSLSIM [--mlx DIR] [--ggml DIR] [--checks default,all] [-k SUBSTRING]
@@ -15,6 +15,7 @@ usage, --skip-status (ctest's SKIP_RETURN_CODE) when no checkout was given at al
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,7 +34,10 @@ import mlx_matmul_cases  # noqa: E402,F401  (MLX matrix products, quantized, att
 import ggml_cases  # noqa: E402,F401  (registers the ggml cases)
 
 ENV = {"mlx": "MSLSIM_MLX_DIR", "ggml": "MSLSIM_GGML_DIR"}
-CHECKS = {"default": [], "all": ["--check", "all"]}
+# "none" runs kernels with SIMD-group functions as vector lanes (a SIMD-group's lanes the lanes of
+# vector instructions); "threads" runs every thread on its own, the path the checked modes take.
+CHECKS = {"default": [], "all": ["--check", "all"], "none": ["--check", "none"],
+          "threads": ["--check", "none", "--simd-lanes", "threads"]}
 
 
 def constant_text(value):
@@ -45,7 +49,7 @@ def constant_text(value):
 def command(mslsim, root, d, tmp, checks):
     cmd = [mslsim, "run", os.path.join(root, d.source), "--kernel", d.kernel,
            "--grid", ",".join(map(str, d.grid)), "--threadgroup", ",".join(map(str, d.threadgroup)),
-           "--dispatch", d.dispatch] + CHECKS[checks]
+           "--dispatch", d.dispatch, "--timing"] + CHECKS[checks]
     for inc in d.includes:
         cmd += ["-I", os.path.join(root, inc)]
     for index, array in sorted(d.buffers.items()):
@@ -65,13 +69,17 @@ def command(mslsim, root, d, tmp, checks):
 
 
 def run_case(mslsim, roots, c, checks, timeout, seed):
-    """-> (status, seconds, detail) with status ok | FAIL | xfail | XPASS."""
+    """-> (status, seconds, detail, path) with status ok | FAIL | xfail | XPASS and the execution
+    path `--timing` named."""
     start = time.monotonic()
+    path = ""
     with tempfile.TemporaryDirectory(prefix="mslsim-real-") as tmp:
         try:
             d, check = c.build(np.random.default_rng(seed))
             cmd = command(mslsim, roots[c.corpus], d, tmp, checks)
             p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout)
+            found = re.search(r'path="([^"]*)"', p.stderr)
+            path = found.group(1) if found else ""
             if p.returncode != 0:
                 raise AssertionError("mslsim exited %d:\n%s" % (p.returncode, p.stderr.strip()))
             outputs = {i: np.load(os.path.join(tmp, "out%d.npy" % i)) for i in d.outputs}
@@ -85,8 +93,8 @@ def run_case(mslsim, roots, c, checks, timeout, seed):
             ok, detail = False, traceback.format_exc()
     seconds = time.monotonic() - start
     if c.xfail and checks in c.xfail_checks:
-        return ("XPASS" if ok else "xfail"), seconds, detail if not ok else "expected to fail: " + c.xfail
-    return ("ok" if ok else "FAIL"), seconds, detail
+        return ("XPASS" if ok else "xfail"), seconds, detail if not ok else "expected to fail: " + c.xfail, path
+    return ("ok" if ok else "FAIL"), seconds, detail, path
 
 
 def main():
@@ -94,7 +102,7 @@ def main():
     ap.add_argument("mslsim")
     ap.add_argument("--mlx")
     ap.add_argument("--ggml")
-    ap.add_argument("--checks", default="default,all", help="comma list of: default, all")
+    ap.add_argument("--checks", default="default,all", help="comma list of: " + ", ".join(CHECKS))
     ap.add_argument("-k", dest="only", help="only cases whose name contains this")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=600)
@@ -106,7 +114,7 @@ def main():
 
     checks = [c for c in opts.checks.split(",") if c]
     if any(c not in CHECKS for c in checks):
-        print("--checks takes a comma list of: default, all", file=sys.stderr)
+        print("--checks takes a comma list of: " + ", ".join(CHECKS), file=sys.stderr)
         return 2
     cases = [c for c in realkernels.CASES if not opts.only or opts.only in c.name]
     if opts.list:
@@ -136,9 +144,9 @@ def main():
 
     counts = {}
     with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-        for c, k, (status, seconds, detail) in pool.map(one, todo):
+        for c, k, (status, seconds, detail, path) in pool.map(one, todo):
             counts[status] = counts.get(status, 0) + 1
-            print("%-5s %-7s %-48s %-8s %6.1f s" % (c.corpus, k, c.name, status, seconds), flush=True)
+            print("%-5s %-7s %-48s %-8s %6.1f s  %s" % (c.corpus, k, c.name, status, seconds, path), flush=True)
             if status in ("FAIL", "XPASS") or (opts.verbose and detail):
                 for line in detail.splitlines()[:40]:
                     print("      " + line)

@@ -87,8 +87,14 @@ METAL_FUNC T __prefix(const T& x, T identity, Op op, const char* f, unsigned l, 
   unsigned base = L.me & ~(G - 1);
   T acc = identity;
   bool first = true;
-  for (unsigned i = base; i < L.me + (Inclusive ? 1u : 0u); ++i)
-    if (L.active(i)) { acc = first ? L.v[i] : T(op(acc, L.v[i])); first = false; }
+  // Over the whole group, taking the lanes before this one: the loop is the same for every lane
+  // (the vector-lane path runs it once, each lane's sum a vector lane), and so is the order.
+  for (unsigned i = base; i < base + G; ++i) {
+    bool take = L.active(i) & (i < L.me + (Inclusive ? 1u : 0u));
+    T next = first ? L.v[i] : T(op(acc, L.v[i]));
+    acc = take ? next : acc;
+    first = first & !take;
+  }
   return acc;
 }
 enum __shuf_kind { __shuf_idx, __shuf_up, __shuf_down, __shuf_xor, __shuf_rot_up, __shuf_rot_down };
