@@ -68,8 +68,13 @@ class LaneVectoriser {
         ctx_(module_.getContext()), layout_(module_.getDataLayout()) {}
 
   llvm::Function* run(const std::string& name) {
-    bool ok = cloneScalar(name) && simplify() && computeBuiltins() && simplify() && checkStructure() && analyse() && demote() &&
-              emit(name);
+    bool ok;
+    try {
+      ok = cloneScalar(name) && simplify() && computeBuiltins() && simplify() && checkStructure() && analyse() &&
+           demote() && emit(name);
+    } catch (const std::exception& e) {  // an internal error: the kernel keeps the per-thread paths
+      ok = fail(std::string("internal error: ") + e.what());
+    }
     if (f_) f_->eraseFromParent();
     if (llvm::Function* lane = module_.getFunction(kLaneIndex))
       if (lane->use_empty()) lane->eraseFromParent();
@@ -179,6 +184,7 @@ class LaneVectoriser {
       unsigned bytes = a->componentSize;
       // Thread 0's value of a component (the grid position's base), read at the entry.
       auto component = [&](unsigned c) -> llvm::Value* {
+        if (c >= a->components) return b.getInt32(0);  // the slot's padding (a uint3 read as four)
         switch (a->builtin) {
           case BuiltinValue::ThreadPositionInGrid: {
             llvm::Value* slotPtr = b.CreateLoad(ptr(), b.CreateConstInBoundsGEP1_32(ptr(), f_->getArg(0), a->position));

@@ -45,10 +45,10 @@ class Case:
     corpus: str                      # "mlx" or "ggml"
     build: object                    # rng -> (Dispatch, check)
     xfail: str = None                # why it is expected to fail today (a known gap), or None
-    xfail_checks: tuple = ("default", "all")  # the check modes the xfail applies to
+    xfail_checks: tuple = ("default", "all", "none", "threads")  # the modes the xfail applies to
 
 
-def case(corpus, name=None, xfail=None, xfail_checks=("default", "all")):
+def case(corpus, name=None, xfail=None, xfail_checks=("default", "all", "none", "threads")):
     def register(fn):
         CASES.append(Case(name or fn.__name__, corpus, fn, xfail, tuple(xfail_checks)))
         return fn
