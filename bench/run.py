@@ -261,6 +261,8 @@ class Runner:
         m = MSLSIM_TIMING.search(p.stderr)
         cpu = MSLSIM_CPU.search(p.stderr)  # builds before the CPU times have none
         self.last_cpu = tuple(map(float, cpu.groups())) if cpu else None
+        path = re.search(r'path="([^"]*)"', p.stderr)  # builds before the paths have none
+        self.last_path = path.group(1) if path else "n/a"
         return float(m.group(1)), float(m.group(2))
 
     def peer(self, peer, bench, case, data_races=False):
@@ -331,12 +333,31 @@ class Runner:
             row["ticker_cpu"] = ticker / process
             row["progress_cpu"] = (ticker + median(shown_cpu, 1) - median(quiet_cpu, 1)) / process
 
-    def measure(self, bench, progress_only=False):
+    def measure_paths(self, bench, case, row):
+        """The execution path each kernel takes unchecked (`--timing`'s path) and, for kernels with
+        SIMD-group functions, a SIMD-group's lanes as vector lanes against every thread on its own
+        (`--simd-lanes threads`, the path they took before), in alternating rounds on every core;
+        with the C++ loop as the reference."""
+        log(f"{bench.name}: execution paths")
+        vector, threads = [], []
+        for _ in range(1 if self.quick else 3):
+            vector.append(self.mslsim(bench, case, "none", workers=self.cores, repeats=1)[1])
+            row["path"] = self.last_path
+            threads.append(self.mslsim(bench, case, "none", workers=self.cores, repeats=1,
+                                       extra=["--simd-lanes", "threads"])[1])
+            row["threads_path"] = self.last_path
+        row["vector"], row["threads"] = statistics.median(vector), statistics.median(threads)
+        row["cpp"] = self.reference(bench, case)
+
+    def measure(self, bench, progress_only=False, paths_only=False):
         rng = np.random.default_rng(0)
         case = bench.make(bench.quick if self.quick else bench.full, rng)
         row = {"bench": bench, "case": case}
         if progress_only:
             self.measure_progress(bench, case, row)
+            return row
+        if paths_only:
+            self.measure_paths(bench, case, row)
             return row
         log(f"{bench.name} at {case.label}: mslsim")
         row["compile_cold"], row["none2"] = self.mslsim(bench, case, "none", workers=self.cores)
@@ -474,6 +495,21 @@ def print_tables(rows, runner):
         print_progress(rows, runner)
 
 
+def print_paths(rows, runner):
+    print("## Execution paths (ms)")
+    print()
+    print(f"mslsim `--check none` on {runner.cores} workers, medians of {1 if runner.quick else 3} alternating rounds: "
+          "the path `--timing` names, against `--simd-lanes threads` (every thread on its own: for kernels with "
+          "SIMD-group functions, the path they took before the vector lanes); the C++ loop as the reference.")
+    print()
+    print("| kernel | size | path | ms | `--simd-lanes threads` path | ms | speed-up | C++ loop | mslsim / C++ |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['bench'].title} | {r['case'].label} | {r['path']} | {ms(r['vector'])} | {r['threads_path']} "
+              f"| {ms(r['threads'])} | {ratio(r['threads'], r['vector'])} | {ms(r['cpp'])} "
+              f"| {ratio(r['vector'], r['cpp'])} |")
+
+
 def print_progress(rows, runner):
     many = f"{runner.cores} workers" if runner.has_workers else "default workers"
     print("## Progress line cost (ms)")
@@ -503,6 +539,8 @@ def main():
     parser.add_argument("--only", nargs="+", choices=[b.name for b in BENCHES], help="run only these kernels")
     parser.add_argument("--progress-only", action="store_true",
                         help="measure only what the progress line costs (mslsim runs only)")
+    parser.add_argument("--paths-only", action="store_true",
+                        help="only the path each kernel takes unchecked, against --simd-lanes threads, and the C++ loop")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     load_before = ", ".join(f"{v:.2f}" for v in os.getloadavg())
@@ -511,12 +549,15 @@ def main():
         runner = Runner(build, tmp, args.quick)
         description = machine(runner)  # before the run: the tree may change while it runs
         try:
-            rows = [runner.measure(b, args.progress_only) for b in BENCHES if not args.only or b.name in args.only]
+            rows = [runner.measure(b, args.progress_only, args.paths_only) for b in BENCHES
+                    if not args.only or b.name in args.only]
         except BenchError as e:
             sys.exit(f"bench: {e}")
     print_machine(runner, description, load_before, time.time() - start)
     if args.progress_only:
         print_progress(rows, runner)
+    elif args.paths_only:
+        print_paths(rows, runner)
     else:
         print_tables(rows, runner)
 

@@ -85,17 +85,17 @@ METAL_FUNC T __prefix(const T& x, T identity, Op op, const char* f, unsigned l, 
   __MSLSIM_LANES(T, L);
   __exchange(L, x, f, l, c);
   unsigned base = L.me & ~(G - 1);
-  T acc = identity;
+  // One running sum over the whole group, in lane order, and this lane's share taken as it
+  // passes: the sum is the same in every lane (the vector-lane path computes it once, in
+  // scalars), and the result the same as summing the lanes before this one.
+  T acc = identity, mine = identity;
   bool first = true;
-  // Over the whole group, taking the lanes before this one: the loop is the same for every lane
-  // (the vector-lane path runs it once, each lane's sum a vector lane), and so is the order.
   for (unsigned i = base; i < base + G; ++i) {
-    bool take = L.active(i) & (i < L.me + (Inclusive ? 1u : 0u));
-    T next = first ? L.v[i] : T(op(acc, L.v[i]));
-    acc = take ? next : acc;
-    first = first & !take;
+    if (!Inclusive) mine = i == L.me ? acc : mine;
+    if (L.active(i)) { acc = first ? L.v[i] : T(op(acc, L.v[i])); first = false; }
+    if (Inclusive) mine = i == L.me ? acc : mine;
   }
-  return acc;
+  return mine;
 }
 enum __shuf_kind { __shuf_idx, __shuf_up, __shuf_down, __shuf_xor, __shuf_rot_up, __shuf_rot_down };
 template <unsigned G, __shuf_kind K, class T>
