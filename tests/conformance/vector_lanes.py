@@ -1,0 +1,213 @@
+#!/usr/bin/python3
+"""The vector lanes against every thread on its own: what the vectoriser (sim/LaneVectoriser.cpp)
+must get right beyond the SIMD-group functions themselves (tests/conformance/simd.py).
+
+Usage: /usr/bin/python3 tests/conformance/vector_lanes.py PATH_TO_MSLSIM [--filter TEXT] [--verbose] [--keep DIR]
+
+Each kernel below calls a SIMD-group function (so that unchecked runs take the vector lanes) and
+exercises one thing the vectoriser transforms: the built-ins of every thread in 1-, 2- and
+3-dimensional threadgroups with partial SIMD-groups, branches and loops whose trip count depends
+on the lane (break, continue, early return, switch), private arrays indexed per lane, integer
+division where lanes that are not there hold a zero, atomics, libm calls, vectors of four,
+threadgroup memory across barriers. Each runs with `--check none` (which must say
+path="vector lanes", or for the kernel marked FALLBACK a per-thread path), with `--check none
+--simd-lanes threads` (every thread alone: the same bytes) and with the default checks (no
+finding); where the expected output is simple to state, numpy's reference is compared too.
+Exit status 1 on any difference.
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sweep  # noqa: E402
+
+SOURCE = r"""
+#include <metal_stdlib>
+using namespace metal;
+
+// Every built-in of every thread, and a SIMD-group sum of the linear index.
+kernel void builtins(device uint* out [[buffer(0)]],
+                     uint3 gid [[thread_position_in_grid]], uint3 lid [[thread_position_in_threadgroup]],
+                     uint3 tg [[threadgroup_position_in_grid]], uint3 tpg [[threads_per_threadgroup]],
+                     uint3 grid [[threads_per_grid]], uint li [[thread_index_in_threadgroup]],
+                     uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]],
+                     uint qi [[thread_index_in_quadgroup]], uint qg [[quadgroup_index_in_threadgroup]]) {
+  uint t = (gid.z * grid.y + gid.y) * grid.x + gid.x;
+  device uint* o = out + t * 12;
+  o[0] = gid.x; o[1] = gid.y; o[2] = gid.z;
+  o[3] = lid.x; o[4] = lid.y; o[5] = lid.z;
+  o[6] = li; o[7] = lane; o[8] = sg; o[9] = qi; o[10] = qg;
+  o[11] = simd_sum(li);
+}
+
+// Loops whose trip count depends on the lane, with break and continue; an early return.
+kernel void loops(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],
+                  uint gid [[thread_position_in_grid]], uint lane [[thread_index_in_simdgroup]]) {
+  if (gid % 7 == 3) { y[gid] = -1.0f; return; }
+  float s = 0.0f;
+  for (uint i = 0; i < lane + 3; ++i) {
+    if ((i + gid) % 5 == 0) continue;
+    s += x[(gid + i) % 256];
+    if (s > 40.0f) break;
+  }
+  uint k = lane;
+  while (k > 1) k = (k % 2 == 0) ? k / 2 : 3 * k + 1;
+  switch (lane % 4) {
+    case 0: s *= 2.0f; break;
+    case 1: s -= 1.0f; break;
+    case 3: s = -s; break;
+    default: break;
+  }
+  y[gid] = simd_sum(s) + s + float(k);
+}
+
+// Private arrays indexed by the lane; division by values that are zero in lanes that skip it.
+kernel void arrays(device const int* a [[buffer(0)]], device int* y [[buffer(1)]],
+                   uint gid [[thread_position_in_grid]], uint lane [[thread_index_in_simdgroup]]) {
+  int v[8];
+  for (int i = 0; i < 8; ++i) v[i] = a[(gid * 8 + i) % 256];
+  v[lane % 8] += int(lane);
+  int d = int(lane % 3);  // zero for every third lane
+  int q = 0;
+  if (d != 0) q = v[(lane * 5) % 8] / d + v[lane % 8] % d;
+  y[gid] = simd_max(q) + v[(lane + 1) % 8] + q;
+}
+
+// Atomics in lane order, libm calls, vectors of four, threadgroup memory across barriers.
+kernel void mixed(device const float4* x [[buffer(0)]], device float4* y [[buffer(1)]],
+                  device atomic_uint* counter [[buffer(2)]], device uint* order [[buffer(3)]],
+                  uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]],
+                  uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]],
+                  uint nsg [[simdgroups_per_threadgroup]]) {
+  threadgroup float4 partial[32];
+  float4 v = x[gid];
+  float4 e = exp(v * 0.25f) + float4(tanh(v.x), pow(fabs(v.y) + 1.0f, 0.5f), sin(v.z), log(fabs(v.w) + 1.0f));
+  if (lane % 3 == 0) order[gid] = atomic_fetch_add_explicit(counter, 1u, memory_order_relaxed);
+  float4 s = simd_sum(e);
+  if (lane == 0) partial[sg] = s;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  float4 total = float4(0.0f);
+  for (uint i = 0; i < nsg; ++i) total += partial[i];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  partial[lid % 32] = e.yzwx;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  y[gid] = total + partial[(lid + 1) % min(32u, uint(nsg * 32))].wzyx + simd_shuffle_down(e, 1);
+}
+
+// FALLBACK: a barrier only some lanes reach is left to the per-thread paths.
+kernel void fallback(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],
+                     uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]]) {
+  threadgroup float t[64];
+  t[lid] = simd_sum(x[gid]);
+  if (lid < 64) threadgroup_barrier(mem_flags::mem_threadgroup);
+  y[gid] = t[(lid + 1) % 64];
+}
+"""
+
+
+def builtins_reference(grid, group):
+    """numpy: the 12 words the builtins kernel writes per thread, for a grid of threads."""
+    gx, gy, gz = grid
+    sx, sy, sz = group
+    z, y, x = np.meshgrid(np.arange(gz), np.arange(gy), np.arange(gx), indexing="ij")
+    lx, ly, lz = x % sx, y % sy, z % sz
+    li = (lz * sy + ly) * sx + lx
+    lane, sg = li % 32, li // 32
+    count = sx * sy * sz
+    # the SIMD-group's sum of li over the lanes that exist
+    first = sg * 32
+    last = np.minimum(first + 32, count)
+    sums = (first + last - 1) * (last - first) // 2
+    words = [x, y, z, lx, ly, lz, li, lane, sg, li % 4, li // 4, sums]
+    return np.stack([w.ravel() for w in words], axis=1).astype(np.uint32).ravel()
+
+
+def main():
+    opt, tmp, start = sweep.arguments("vector-lanes", "only kernels whose name contains this")
+    path = os.path.join(tmp, "vector_lanes.metal")
+    with open(path, "w") as f:
+        f.write(SOURCE)
+    rng = np.random.default_rng(20261126)
+    problems = []
+    rows = []
+
+    def save(name, array):
+        p = os.path.join(tmp, name + ".npy")
+        np.save(p, array)
+        return p
+
+    def run(label, kernel, grid, group, buffers, outputs, expect_vector=True):
+        base = [opt.mslsim, "run", path, "--kernel", kernel, "--grid", ",".join(map(str, grid)),
+                "--threadgroup", ",".join(map(str, group)), "--workers", "1"]  # one: the atomics' order
+        for index, spec in buffers.items():
+            base += ["--buffer", f"{index}={spec}"]
+        results = {}
+        for mode, extra in (("vector", ["--check", "none", "--timing"]),
+                            ("threads", ["--check", "none", "--simd-lanes", "threads", "--timing"]),
+                            ("checked", [])):
+            stem = re.sub(r"[^A-Za-z0-9]+", "_", label)
+            outs = {i: os.path.join(tmp, f"{stem}.{mode}.{i}.npy") for i in outputs}
+            cmd = base + extra + sum((["--output", f"{i}={p}"] for i, p in outs.items()), [])
+            p = subprocess.run(cmd, capture_output=True, text=True)
+            if p.returncode != 0 or (mode == "checked" and p.stderr.strip()):
+                problems.append(f"{label} ({mode}): exit {p.returncode}: {p.stderr.strip()[:800]}")
+                return None
+            found = re.search(r'path="([^"]*)"', p.stderr)
+            taken = found.group(1) if found else ""
+            if mode == "vector" and (taken == "vector lanes") != expect_vector:
+                problems.append(f"{label}: --check none ran as {taken!r}")
+            if mode == "threads" and taken == "vector lanes":
+                problems.append(f"{label}: --simd-lanes threads ran as vector lanes")
+            results[mode] = {i: np.load(p) for i, p in outs.items()}
+        for i in outputs:
+            for mode in ("threads", "checked"):
+                if results[mode][i].tobytes() != results["vector"][i].tobytes():
+                    differ = int((results[mode][i].view(np.uint8) != results["vector"][i].view(np.uint8)).sum())
+                    problems.append(f"{label}: buffer {i} differs between vector lanes and {mode} ({differ} bytes)")
+        rows.append(label)
+        return results["vector"]
+
+    shapes = [((64,), (64,)), ((77,), (77,)), ((40, 3), (5, 3)), ((16, 16), (16, 16)), ((14, 9, 4), (7, 3, 2)),
+              ((33, 2), (33, 1)), ((96, 4), (32, 4)), ((24, 10, 3), (8, 5, 3))]
+    if "builtins" in opt.filter or not opt.filter:
+        for grid, group in shapes:
+            grid3 = tuple(grid) + (1,) * (3 - len(grid))
+            group3 = tuple(group) + (1,) * (3 - len(group))
+            n = int(np.prod(grid3))
+            label = "builtins " + "x".join(map(str, group))
+            got = run(label, "builtins", grid, group, {0: f"zeros:uint32:{n * 12}"}, [0])
+            if got is not None and not np.array_equal(got[0].ravel(), builtins_reference(grid3, group3)):
+                problems.append(f"{label}: built-ins differ from numpy's")
+    x = rng.uniform(-2, 6, 256).astype(np.float32)
+    ints = rng.integers(-1000, 1000, 256).astype(np.int32)
+    x4 = rng.uniform(-2, 2, (256, 4)).astype(np.float32)
+    for kernel, grid, group, buffers, outputs, vector in (
+            ("loops", (256,), (96,), {0: save("x", x), 1: "zeros:float32:256"}, [1], True),
+            ("loops", (200,), (50,), {0: save("x", x), 1: "zeros:float32:200"}, [1], True),
+            ("arrays", (256,), (64,), {0: save("ints", ints), 1: "zeros:int32:256"}, [1], True),
+            ("arrays", (90,), (45,), {0: save("ints", ints), 1: "zeros:int32:90"}, [1], True),
+            ("mixed", (256,), (128,), {0: save("x4", x4), 1: "zeros:float32:1024", 2: "zeros:uint32:1",
+                                       3: "fill:uint32:256:4294967295"}, [1, 2, 3], True),
+            ("mixed", (200,), (100,), {0: save("x4", x4), 1: "zeros:float32:1024", 2: "zeros:uint32:1",
+                                       3: "fill:uint32:256:4294967295"}, [1, 2, 3], True),
+            ("fallback", (128,), (64,), {0: save("x", x), 1: "zeros:float32:128"}, [1], False)):
+        if opt.filter and opt.filter not in kernel:
+            continue
+        run(f"{kernel} {grid[0]}/{group[0]}", kernel, grid, group, buffers, outputs, vector)
+    for r in rows:
+        if opt.verbose:
+            print("  ok?", r)
+    print(f"vector lanes: {len(rows)} runs compared ({time.time() - start:.1f} s)")
+    for p in problems:
+        print("  " + p)
+    return 1 if problems or not rows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
