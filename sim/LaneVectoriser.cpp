@@ -317,12 +317,14 @@ class LaneVectoriser {
   bool isSharedBuffer(llvm::AllocaInst* a) {
     unsigned exchanges = 0;
     std::vector<llvm::Value*> work{a};
+    std::set<llvm::Value*> seen{a};
     while (!work.empty()) {
       llvm::Value* v = work.back();
       work.pop_back();
       for (llvm::User* u : v->users()) {
-        if (llvm::isa<llvm::GetElementPtrInst, llvm::BitCastInst>(u)) {
-          work.push_back(u);
+        // Pointers into it, and pointers that may be into it (`active ? &v[l] : &undefined`).
+        if (llvm::isa<llvm::GetElementPtrInst, llvm::BitCastInst, llvm::SelectInst, llvm::PHINode>(u)) {
+          if (seen.insert(u).second) work.push_back(u);
         } else if (auto* load = llvm::dyn_cast<llvm::LoadInst>(u)) {
           if (load->getPointerOperand() != v) return false;
         } else if (auto* call = llvm::dyn_cast<llvm::CallBase>(u)) {

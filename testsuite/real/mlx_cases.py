@@ -539,8 +539,11 @@ def layer_norm_float32(rng):
 # layer_norm_single_row `const int n = axis_size - lid * N_READS` is -8 and -16 for threads 126 and
 # 127, and `for (int i = n; i < N_READS; i++) thread_x[i] = mean;` writes thread_x[-16..-1]: an
 # out-of-bounds write of a thread-private array in MLX (layer_norm.metal:101), which mslsim reports.
+# Unchecked, nothing looks: the write lands in private memory the kernel owns, and in this case
+# the output comes out right (both ways, vector lanes and thread by thread).
 @case("mlx", xfail="MLX bug: layer_norm_single_row writes thread_x[n..-1] (n < 0) for threads past "
-                   "the row (layer_norm.metal:101) when the threadgroup has >= 2 surplus threads")
+                   "the row (layer_norm.metal:101) when the threadgroup has >= 2 surplus threads",
+      xfail_checks=("default", "all"))
 def layer_norm_float32_surplus_threads(rng):
     return _layer_norm_dispatch(rng, 6, 1000, 1e-5)
 
