@@ -308,10 +308,22 @@ class LaneVectoriser {
     }
     // Shared buffers: an alloca only the exchange writes (the lanes buffer of a SIMD-group
     // function) holds the same 32 values in every lane that reads it, so the lanes share one.
+    uint64_t privateBytes = 0;
     for (llvm::Instruction& inst : f_->getEntryBlock())
-      if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&inst); a && isSharedBuffer(a)) shared_.insert(a);
+      if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&inst)) {
+        if (isSharedBuffer(a))
+          shared_.insert(a);
+        else if (auto size = a->getAllocationSize(layout_))
+          privateBytes += *size;
+      }
+    // Each lane's private memory, 32 times over, lives in the SIMD-group's frame or on the worker's
+    // stack: large private arrays stay with the per-thread paths (a frame per thread).
+    if (privateBytes > kMaxPrivateBytesPerLane)
+      return fail("private arrays of " + std::to_string(privateBytes) + " bytes per thread (at most " +
+                  std::to_string(kMaxPrivateBytesPerLane) + ")");
     return true;
   }
+  static constexpr uint64_t kMaxPrivateBytesPerLane = 4096;
 
   std::set<const llvm::AllocaInst*> shared_;
   bool isSharedBuffer(llvm::AllocaInst* a) {

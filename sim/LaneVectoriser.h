@@ -26,7 +26,8 @@ namespace mslsim {
 //
 // Returns null, with the reason in `whyNot`, for what this does not handle (such kernels run a
 // coroutine or fiber per thread): a barrier under lane-dependent control flow, irreducible
-// control flow, lane-varying aggregates, compare-and-exchange, calls it cannot scalarise.
+// control flow, lane-varying aggregates, compare-and-exchange, calls it cannot scalarise, private
+// arrays over 4 KiB per thread.
 llvm::Function* vectoriseSimdGroup(llvm::Function& entry, const KernelInfo& info, const std::string& name,
                                    const VectorMathVariant& math, std::string& whyNot);
 
