@@ -7,7 +7,7 @@
 namespace mslsim::execution {
 
 void ThreadgroupScheduler::runThreadByThread(Size3 group, Size3 size, uint32_t count) {
-  dispatch_.path.store(scheduling_ == ThreadScheduling::Fibers ? "fibers" : "coroutines", std::memory_order_relaxed);
+  dispatch_.notePath(scheduling_ == ThreadScheduling::Fibers ? "fibers" : "coroutines");
   prepareThreads(group, size, count);
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;
@@ -73,17 +73,16 @@ void ThreadgroupScheduler::prepareStarter(Size3 group, Size3 size) {
 // Runs `t` until it blocks at a barrier or SIMD-group function, or finishes.
 void ThreadgroupScheduler::resume(SimThread& t) {
   if (scheduling_ == ThreadScheduling::Coroutines) {
-    using Resume = void (*)(void* handle);
     frameOwner_ = t.linear;
     if (!t.coroutine) {
       starter_.linear = t.linear;
       starter_.local = t.local;
       writeBuiltins(starter_, group_, groupSize_, /*varyingOnly=*/true);
       t.coroutine = reinterpret_cast<CoroutineEntryFunction>(dispatch_.kernel.entry)(starter_.args.data());
-    } else
-      (*static_cast<Resume*>(t.coroutine))(t.coroutine);
-    // A coroutine at its final suspension has no resume function.
-    if (*static_cast<Resume*>(t.coroutine) == nullptr) t.state = ThreadState::Done;
+    } else {
+      resumeCoroutine(t);
+    }
+    noteFinished(t);
     return;
   }
   transfer_t back = jump_fcontext(t.context, &t);

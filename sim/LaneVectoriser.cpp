@@ -520,10 +520,7 @@ class LaneVectoriser {
   bool isVarying(const llvm::Value* v) const { return varying_.count(v) > 0; }
   llvm::Value* lookup(const llvm::Value* v) {
     auto it = values_.find(v);
-    if (it == values_.end()) {
-      llvm::errs() << "vectoriser: no value for " << describe(*v) << "\n";
-      throw std::out_of_range("vectoriser");
-    }
+    if (it == values_.end()) throw std::out_of_range("no value for " + describe(*v));
     return it->second;
   }
   llvm::Value* scalar(llvm::Value* v) {
@@ -684,11 +681,8 @@ class LaneVectoriser {
       if (copies.count(s)) return copies[s];
       llvm::BasicBlock* leave = llvm::BasicBlock::Create(ctx_, "uniform.loop.exit", g_);
       llvm::IRBuilder<> lb(leave);
-      llvm::IRBuilder<>* outer = b_;
-      b_ = &lb;
-      addLanes(s, mask);
+      addLanes(lb, s, mask);
       lb.CreateBr(after);
-      b_ = outer;
       return leave;
     };
     for (llvm::BasicBlock* bb : loop.blocks()) {
@@ -751,9 +745,10 @@ class LaneVectoriser {
     return true;
   }
 
-  void addLanes(llvm::BasicBlock* to, llvm::Value* lanes) {
+  void addLanes(llvm::BasicBlock* to, llvm::Value* lanes) { addLanes(*b_, to, lanes); }
+  void addLanes(llvm::IRBuilder<>& b, llvm::BasicBlock* to, llvm::Value* lanes) {
     llvm::AllocaInst* slot = masks_[to];
-    b_->CreateStore(b_->CreateOr(b_->CreateLoad(maskType(), slot), lanes), slot);
+    b.CreateStore(b.CreateOr(b.CreateLoad(maskType(), slot), lanes), slot);
   }
 
   bool emitTerminator(llvm::BasicBlock& bb, llvm::Value* mask) {

@@ -8,7 +8,7 @@ namespace mslsim::execution {
 // Each thread starts its coroutine, in order, and runs to its first synchronisation point; then each
 // call of the region loop runs the next region of every runnable thread.
 void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
-  dispatch_.path.store("region loop", std::memory_order_relaxed);
+  dispatch_.notePath("region loop");
   const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
   if (layout.recordsThreads)
     prepareThreads(group, size, count);  // the records, and the arguments threads start from
@@ -68,7 +68,7 @@ void ThreadgroupScheduler::runCheckedRegions(Size3 group, Size3 size, uint32_t c
         }
     }
   }
-  dispatch_.path.store("region loop", std::memory_order_relaxed);
+  dispatch_.notePath("region loop");
   prepareThreads(group, size, count);  // thread records for the hooks; the starts' arguments
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;

@@ -27,14 +27,14 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
     writeBuiltins(t, group, size);
     setOwnReadKey(0);
     regionThread_ = 0;
-    dispatch_.path.store("thread loop", std::memory_order_relaxed);
+    dispatch_.notePath("thread loop");
     threadLoopMode_ = dispatch_.kernel.instrumented;
     if (!threadLoopMode_) current_ = nullptr;
     dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2], &regionThread_);
     threadLoopMode_ = false;
     return;
   }
-  dispatch_.path.store("threads one by one", std::memory_order_relaxed);
+  dispatch_.notePath("threads one by one");
   arrangeOrder(count);
   bool first = true;
   for (uint32_t i : order_) {

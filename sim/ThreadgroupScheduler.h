@@ -391,6 +391,12 @@ class ThreadgroupScheduler {
   void prepareThreads(Size3 group, Size3 size, uint32_t count);
   void prepareStarter(Size3 group, Size3 size);
   void resume(SimThread& t);
+  // A started coroutine (a thread's, or a SIMD-group's in VectorLanes.cpp): run it to its next
+  // suspension; done once at its final suspension, where it has no resume function.
+  static void resumeCoroutine(SimThread& t) { (*static_cast<void (**)(void*)>(t.coroutine))(t.coroutine); }
+  static void noteFinished(SimThread& t) {
+    if (*static_cast<void* const*>(t.coroutine) == nullptr) t.state = ThreadState::Done;
+  }
   bool isPrivateFrame(uintptr_t address, uint64_t size) const;
   void reportFault(Size3 group);
 };
@@ -445,9 +451,13 @@ class DispatchState : public FindingSink {
   bool stops(uint64_t order) const { return stopOrder.load(std::memory_order_relaxed) <= order; }
   bool stopped() const { return stopOrder.load() != kNotStopped; }
   std::atomic<bool> cancelled{false}; // timeout: abandon running threadgroups too
-  // The way the threadgroups' threads ran (DispatchResult::path), as the last worker to start one
-  // set it: the same for every threadgroup of a dispatch.
+  // The way the threadgroups' threads ran (DispatchResult::path): the same for every threadgroup
+  // of a dispatch. Written only when it changes: it shares a cache line with what every worker
+  // reads per threadgroup (cancelled).
   std::atomic<const char*> path{nullptr};
+  void notePath(const char* name) {
+    if (path.load(std::memory_order_relaxed) != name) path.store(name, std::memory_order_relaxed);
+  }
   InactiveLaneFill inactiveLaneFill;  // what a read of an inactive SIMD lane yields
 
   // Deadlock diagnosis, once the dispatch has run for a while: each worker whose running thread

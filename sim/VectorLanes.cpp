@@ -8,7 +8,7 @@
 namespace mslsim::execution {
 
 void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count) {
-  dispatch_.path.store("vector lanes", std::memory_order_relaxed);
+  dispatch_.notePath("vector lanes");
   prepareStarter(group, size);  // thread 0's arguments; the function computes each lane's built-ins
   const uint32_t groups = (count + kSimdWidth - 1) / kSimdWidth;
   // One record per SIMD-group, named by its first thread (in reports of barriers and faults).
@@ -39,14 +39,13 @@ void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count
         reinterpret_cast<SimdGroupEntry>(dispatch_.kernel.simdGroups)(args, g, size[0], size[1], count);
         t.state = ThreadState::Done;
       } else {
-        using Resume = void (*)(void* handle);
         if (!t.coroutine) {
           frameOwner_ = g;
           t.coroutine = reinterpret_cast<SimdGroupCoroutine>(dispatch_.kernel.simdGroups)(args, g, size[0], size[1], count);
         } else {
-          (*static_cast<Resume*>(t.coroutine))(t.coroutine);
+          resumeCoroutine(t);
         }
-        if (*static_cast<Resume*>(t.coroutine) == nullptr) t.state = ThreadState::Done;
+        noteFinished(t);
       }
       current_ = nullptr;
       if (dispatch_.cancelled) break;

@@ -11,8 +11,8 @@ on the lane (break, continue, early return, switch), private arrays indexed per 
 division where lanes that are not there hold a zero, atomics, libm calls, vectors of four,
 threadgroup memory across barriers. Each runs with `--check none` (which must say
 path="vector lanes", or for the kernel marked FALLBACK a per-thread path), with `--check none
---simd-lanes threads` (every thread alone: the same bytes) and with the default checks (no
-finding); where the expected output is simple to state, numpy's reference is compared too.
+--simd-lanes threads` and `--schedule reverse` (every thread alone: the same bytes), and with the
+default checks and `--check all` (the same bytes, no finding); where the expected output is simple to state, numpy's reference is compared too.
 Exit status 1 on any difference.
 """
 import os
@@ -83,9 +83,11 @@ kernel void arrays(device const int* a [[buffer(0)]], device int* y [[buffer(1)]
 kernel void mixed(device const float4* x [[buffer(0)]], device float4* y [[buffer(1)]],
                   device atomic_uint* counter [[buffer(2)]], device uint* order [[buffer(3)]],
                   uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]],
+                  uint size [[threads_per_threadgroup]],
                   uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]],
                   uint nsg [[simdgroups_per_threadgroup]]) {
   threadgroup float4 partial[32];
+  threadgroup float4 rotated[128];
   float4 v = x[gid];
   float4 e = exp(v * 0.25f) + float4(tanh(v.x), pow(fabs(v.y) + 1.0f, 0.5f), sin(v.z), log(fabs(v.w) + 1.0f));
   if (lane % 3 == 0) order[gid] = atomic_fetch_add_explicit(counter, 1u, memory_order_relaxed);
@@ -94,10 +96,9 @@ kernel void mixed(device const float4* x [[buffer(0)]], device float4* y [[buffe
   threadgroup_barrier(mem_flags::mem_threadgroup);
   float4 total = float4(0.0f);
   for (uint i = 0; i < nsg; ++i) total += partial[i];
+  rotated[lid] = e.yzwx;
   threadgroup_barrier(mem_flags::mem_threadgroup);
-  partial[lid % 32] = e.yzwx;
-  threadgroup_barrier(mem_flags::mem_threadgroup);
-  y[gid] = total + partial[(lid + 1) % min(32u, uint(nsg * 32))].wzyx + simd_shuffle_down(e, 1);
+  y[gid] = total + rotated[(lid + 1) % size].wzyx + simd_broadcast_first(e);
 }
 
 // FALLBACK: a barrier only some lanes reach is left to the per-thread paths.
@@ -142,7 +143,7 @@ def main():
         np.save(p, array)
         return p
 
-    def run(label, kernel, grid, group, buffers, outputs, expect_vector=True):
+    def run(label, kernel, grid, group, buffers, outputs, expect_vector=True, unordered=()):
         base = [opt.mslsim, "run", path, "--kernel", kernel, "--grid", ",".join(map(str, grid)),
                 "--threadgroup", ",".join(map(str, group)), "--workers", "1"]  # one: the atomics' order
         for index, spec in buffers.items():
@@ -150,25 +151,32 @@ def main():
         results = {}
         for mode, extra in (("vector", ["--check", "none", "--timing"]),
                             ("threads", ["--check", "none", "--simd-lanes", "threads", "--timing"]),
-                            ("checked", [])):
+                            ("checked", []),
+                            ("all", ["--check", "all"]),
+                            ("reverse", ["--check", "none", "--schedule", "reverse"])):
             stem = re.sub(r"[^A-Za-z0-9]+", "_", label)
             outs = {i: os.path.join(tmp, f"{stem}.{mode}.{i}.npy") for i in outputs}
             cmd = base + extra + sum((["--output", f"{i}={p}"] for i, p in outs.items()), [])
             p = subprocess.run(cmd, capture_output=True, text=True)
-            if p.returncode != 0 or (mode == "checked" and p.stderr.strip()):
+            # Checked runs find nothing: no error, and only the loops kernel's intended warning (lanes
+            # that returned early miss its simd_sum) under --check all.
+            if p.returncode != 0 or (mode == "checked" and p.stderr.strip()) or (mode == "all" and "error [" in p.stderr):
                 problems.append(f"{label} ({mode}): exit {p.returncode}: {p.stderr.strip()[:800]}")
                 return None
             found = re.search(r'path="([^"]*)"', p.stderr)
             taken = found.group(1) if found else ""
             if mode == "vector" and (taken == "vector lanes") != expect_vector:
                 problems.append(f"{label}: --check none ran as {taken!r}")
-            if mode == "threads" and taken == "vector lanes":
-                problems.append(f"{label}: --simd-lanes threads ran as vector lanes")
+            if mode in ("threads", "reverse") and taken == "vector lanes":
+                problems.append(f"{label}: {mode} ran as vector lanes")
             results[mode] = {i: np.load(p) for i, p in outs.items()}
         for i in outputs:
-            for mode in ("threads", "checked"):
-                if results[mode][i].tobytes() != results["vector"][i].tobytes():
-                    differ = int((results[mode][i].view(np.uint8) != results["vector"][i].view(np.uint8)).sum())
+            for mode in ("threads", "checked", "all", "reverse"):
+                got, want = results[mode][i], results["vector"][i]
+                if mode == "reverse" and i in unordered:  # the atomics' order follows the schedule
+                    got, want = np.sort(got, axis=None), np.sort(want, axis=None)
+                if got.tobytes() != want.tobytes():
+                    differ = int((got.view(np.uint8) != want.view(np.uint8)).sum())
                     problems.append(f"{label}: buffer {i} differs between vector lanes and {mode} ({differ} bytes)")
         rows.append(label)
         return results["vector"]
@@ -199,7 +207,8 @@ def main():
             ("fallback", (128,), (64,), {0: save("x", x), 1: "zeros:float32:128"}, [1], False)):
         if opt.filter and opt.filter not in kernel:
             continue
-        run(f"{kernel} {grid[0]}/{group[0]}", kernel, grid, group, buffers, outputs, vector)
+        run(f"{kernel} {grid[0]}/{group[0]}", kernel, grid, group, buffers, outputs, vector,
+            unordered=(3,) if kernel == "mixed" else ())
     for r in rows:
         if opt.verbose:
             print("  ok?", r)
