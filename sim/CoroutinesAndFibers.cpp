@@ -44,6 +44,7 @@ void ThreadgroupScheduler::prepareThreads(Size3 group, Size3 size, uint32_t coun
   for (uint32_t i = 0; i < count; ++i) {
     SimThread& t = threads_[i];
     t.linear = i;
+    t.threads = 1;
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
     t.state = ThreadState::Runnable;
     t.coroutine = nullptr;

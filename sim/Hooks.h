@@ -35,6 +35,12 @@ constexpr const char* kAccess = "__mslsim_access";
 // thread-private array or a program-scope constant (its site names the object and its size) when
 // the access leaves the object: reported to the observers; the access is never performed.
 constexpr const char* kPrivateOverrun = "__mslsim_private_overrun";
+// The same two in a SIMD-group function (vector lanes), for the lanes whose access leaves the
+// filter's range: i32(ptr addresses[32], i64 size, i32 site, ptr newValues[32] or null, i32 lanes)
+// returns the lanes whose access may happen; void(ptr addresses[32], i64 size, i32 site, ptr
+// bases[32], i32 lanes). Bit l of a mask is lane l.
+constexpr const char* kLanesAccess = "__mslsim_lanes_access";
+constexpr const char* kLanesPrivateOverrun = "__mslsim_lanes_private_overrun";
 // ptr(void), once per instrumented function call: a table of {u64 begin, u64 end} per access site.
 // An access of [address, address + size) inside its site's range goes ahead without calling
 // kAccess: the simulator puts there the allocation the site's pointer comes from when only the

@@ -1153,7 +1153,7 @@ void stripDebugInfoKeepingLoopPositions(llvm::Function& f) {
   llvm::stripDebugInfo(f);
 }
 
-llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
+llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry, bool suspendAtStart) {
   // Every synchronisation point must be a hook call in `entry` itself: a coroutine can only
   // suspend in its own body, not in a function it calls.
   std::vector<llvm::CallInst*> hooks;
@@ -1240,6 +1240,16 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry) {
     llvm::BranchInst::Create(finalSuspend, ret);
     ret->eraseFromParent();
   }
+  if (suspendAtStart) {
+    // The ramp only sets the frame up; the body is in the resume function alone.
+    llvm::BasicBlock* body = first.splitBasicBlock(llvm::cast<llvm::Instruction>(handle)->getNextNode(), "coro.start");
+    first.getTerminator()->eraseFromParent();
+    llvm::IRBuilder<> sb(&first);
+    llvm::Value* s = sb.CreateIntrinsic(llvm::Intrinsic::coro_suspend, {}, {llvm::ConstantTokenNone::get(ctx), sb.getFalse()});
+    llvm::SwitchInst* sw = sb.CreateSwitch(s, suspended, 2);
+    sw->addCase(sb.getInt8(0), body);
+    sw->addCase(sb.getInt8(1), cleanup);
+  }
 
   // Each hook records where the thread waits; the coroutine then suspends until the scheduler
   // releases it. A SIMD-group exchange's result (the active-lane mask) is read after the resume.
@@ -1296,11 +1306,79 @@ std::vector<llvm::CallInst*> rangeChecksIn(llvm::Function& f) {
   return calls;
 }
 
+// A loop that counts up to a bound it does not change, by a step it does not change:
+// `for (uint i = start; i < n; i += step)`, or the same with `int`. When SCEV cannot count its
+// iterations (C++ lets an unsigned `i += step` wrap around) or counting them takes a division per
+// thread (a step only known at run time, `i += threads_per_threadgroup`), the range of what
+// an access reaches follows from the counter's: i stays in [start, n - 1].
+struct Counter {
+  llvm::BinaryOperator* increment;
+  llvm::PHINode* phi;
+  llvm::Value *start, *step, *bound;
+  bool isSigned;
+  bool mayWrap;  // unsigned, without `nuw`
+  // Run-time conditions for the above: step > 0, and an unsigned counter that may wrap around
+  // does not (n <= max - (step - 1), since every i in the loop is below n, and start <= max -
+  // step, for a test after the increment).
+  llvm::Value* holds(llvm::IRBuilder<>& b) const {
+    llvm::Type* t = step->getType();
+    llvm::Value* zero = llvm::ConstantInt::get(t, 0);
+    if (isSigned) return b.CreateICmpSGT(step, zero);
+    llvm::Value* positive = b.CreateICmpNE(step, zero);
+    if (!mayWrap) return positive;
+    llvm::Value* room = b.CreateSub(llvm::ConstantInt::getAllOnesValue(t), step);  // max - step
+    return b.CreateAnd(positive, b.CreateAnd(b.CreateICmpULE(bound, b.CreateAdd(room, llvm::ConstantInt::get(t, 1))),
+                                             b.CreateICmpULE(start, room)));
+  }
+  // (n - 1) - start: how far the counter's last value can be from its first, widened to `wide`.
+  llvm::Value* span(llvm::IRBuilder<>& b, llvm::Type* wide) const {
+    auto widen = [&](llvm::Value* v) { return isSigned ? b.CreateSExt(v, wide) : b.CreateZExt(v, wide); };
+    return b.CreateSub(b.CreateSub(widen(bound), llvm::ConstantInt::get(wide, 1)), widen(start));
+  }
+};
+
+std::optional<Counter> countingLoop(llvm::Loop& loop) {
+  llvm::BasicBlock* exiting = loop.getExitingBlock();
+  llvm::BasicBlock* preheader = loop.getLoopPreheader();
+  llvm::BasicBlock* latch = loop.getLoopLatch();
+  auto* branch = exiting ? llvm::dyn_cast<llvm::BranchInst>(exiting->getTerminator()) : nullptr;
+  if (!branch || !branch->isConditional() || !latch || !preheader) return std::nullopt;
+  auto* compare = llvm::dyn_cast<llvm::ICmpInst>(branch->getCondition());
+  if (!compare) return std::nullopt;
+  // The loop goes on while `counter < bound` (either way round, either branch order).
+  llvm::ICmpInst::Predicate p = compare->getPredicate();
+  llvm::Value *counterValue = compare->getOperand(0), *bound = compare->getOperand(1);
+  if (!loop.contains(branch->getSuccessor(0))) p = llvm::ICmpInst::getInversePredicate(p);
+  if (p == llvm::ICmpInst::ICMP_UGT || p == llvm::ICmpInst::ICMP_SGT) {
+    std::swap(counterValue, bound);
+    p = llvm::ICmpInst::getSwappedPredicate(p);
+  }
+  if ((p != llvm::ICmpInst::ICMP_ULT && p != llvm::ICmpInst::ICMP_SLT) || !loop.isLoopInvariant(bound))
+    return std::nullopt;
+  bool isSigned = p == llvm::ICmpInst::ICMP_SLT;
+  // The counter is the header's phi or its increment.
+  auto* increment = llvm::dyn_cast<llvm::BinaryOperator>(counterValue);
+  auto* phi = llvm::dyn_cast<llvm::PHINode>(counterValue);
+  if (phi && phi->getParent() == loop.getHeader() && phi->getNumIncomingValues() == 2)
+    increment = llvm::dyn_cast<llvm::BinaryOperator>(phi->getIncomingValueForBlock(latch));
+  if (!increment || increment->getOpcode() != llvm::Instruction::Add) return std::nullopt;
+  if (isSigned && !increment->hasNoSignedWrap()) return std::nullopt;
+  if (!phi) phi = llvm::dyn_cast<llvm::PHINode>(increment->getOperand(0));
+  if (!phi || phi->getParent() != loop.getHeader() || phi->getNumIncomingValues() != 2 ||
+      phi->getIncomingValueForBlock(latch) != increment)
+    return std::nullopt;
+  llvm::Value* step = increment->getOperand(1);
+  if (increment->getOperand(0) != phi || !loop.isLoopInvariant(step)) return std::nullopt;
+  return Counter{increment, phi, phi->getIncomingValueForBlock(preheader), step, bound, isSigned,
+                 !isSigned && !increment->hasNoUnsignedWrap()};
+}
+
 // The condition, computed before `loop`, under which the range check `call` passes on every
-// iteration, or null when its address is not an affine function of the loop's iterations.
+// iteration, or null when its address is not an affine function of the loop's iterations. The
+// loop's extent is its backedge-taken count, or the counter's range (byCounter).
 llvm::Value* holdsThroughout(llvm::CallInst* call, llvm::Loop& loop, llvm::ScalarEvolution& scev,
                              llvm::PredicatedScalarEvolution& predicated, llvm::SCEVExpander& expander,
-                             const llvm::SCEV* lastIteration) {
+                             const llvm::SCEV* lastIteration, const Counter* byCounter) {
   llvm::Value *size = call->getArgOperand(1), *begin = call->getArgOperand(2), *end = call->getArgOperand(3);
   // The filter's reads may still be inside the loop, in the branch of a condition around the
   // access: they move out (the table always has every site's range, and it does not change while
@@ -1322,30 +1400,64 @@ llvm::Value* holdsThroughout(llvm::CallInst* call, llvm::Loop& loop, llvm::Scala
   };
   for (llvm::Value* v : {size, begin, end})
     if (!hoist(v)) return nullptr;
+  llvm::Type* i64 = call->getArgOperand(0)->getType();
+  llvm::IRBuilder<> b(at);
   const llvm::SCEV* first = scev.getSCEV(call->getArgOperand(0));
-  const llvm::SCEV* last = first;  // an address the same on every iteration (`constant T&`)
-  bool down = false;
-  if (!scev.isLoopInvariant(first, &loop)) {
+  llvm::Value* low = nullptr;
+  llvm::Value* high = nullptr;
+  llvm::Value* strideBelow = nullptr;
+  if (scev.isLoopInvariant(first, &loop)) {  // an address the same on every iteration (`constant T&`)
+    low = high = expander.expandCodeFor(first, i64, at);
+  } else if (byCounter) {
+    // address = first + c * (i - start) for a constant c: the stride is c times the counter's step.
+    auto* address = llvm::dyn_cast<llvm::SCEVAddRecExpr>(first);
+    if (!address || address->getLoop() != &loop || !address->isAffine()) return nullptr;
+    const llvm::SCEV* stride = address->getStepRecurrence(scev);
+    const llvm::SCEV* step = scev.getSCEV(byCounter->step);
+    const llvm::SCEV* wideStep = byCounter->isSigned ? scev.getSignExtendExpr(step, i64) : scev.getZeroExtendExpr(step, i64);
+    std::optional<llvm::APInt> c;
+    if (stride == wideStep) {
+      c = llvm::APInt(64, 1);
+    } else if (auto* product = llvm::dyn_cast<llvm::SCEVMulExpr>(stride);
+               product && product->getNumOperands() == 2 && product->getOperand(1) == wideStep) {
+      if (auto* k = llvm::dyn_cast<llvm::SCEVConstant>(product->getOperand(0))) c = k->getAPInt();
+    } else if (auto* k = llvm::dyn_cast<llvm::SCEVConstant>(stride)) {
+      if (auto* n = llvm::dyn_cast<llvm::SCEVConstant>(wideStep); n && !n->getAPInt().isZero() &&
+                                                                   k->getAPInt().srem(n->getAPInt()).isZero())
+        c = k->getAPInt().sdiv(n->getAPInt());
+    }
+    if (!c || c->abs().ugt(1ull << 32)) return nullptr;
+    llvm::Value* firstAddress = expander.expandCodeFor(address->getStart(), i64, at);
+    llvm::Value* lastAddress = b.CreateAdd(firstAddress, b.CreateMul(byCounter->span(b, i64), llvm::ConstantInt::get(i64, *c)));
+    low = c->isNegative() ? lastAddress : firstAddress;
+    high = c->isNegative() ? firstAddress : lastAddress;
+  } else {
     // `base[2 * gid + 1]` in 32-bit unsigned arithmetic is affine only while it does not wrap
     // around: then the versioning condition also asks that it does not (a SCEV predicate).
     const llvm::SCEVAddRecExpr* address = predicated.getAsAddRec(call->getArgOperand(0));
     if (!address || address->getLoop() != &loop || !address->isAffine()) return nullptr;
-    auto* step = llvm::dyn_cast<llvm::SCEVConstant>(address->getStepRecurrence(scev));
+    const llvm::SCEV* stride = address->getStepRecurrence(scev);
+    auto* step = llvm::dyn_cast<llvm::SCEVConstant>(stride);
     first = address->getStart();
-    if (!step || step->getAPInt().abs().ugt(1ull << 32) || !scev.isLoopInvariant(first, &loop)) return nullptr;
+    if (!scev.isLoopInvariant(first, &loop) || !scev.isLoopInvariant(stride, &loop)) return nullptr;
+    if (step && step->getAPInt().abs().ugt(1ull << 32)) return nullptr;
     // The address on the last iteration; the loop's iterations cover [first, last] (or [last,
     // first] for a negative stride) in steps no wider than an access, or skip bytes in between.
-    last = address->evaluateAtIteration(lastIteration, scev);
-    down = step->getAPInt().isNegative();
+    const llvm::SCEV* last = address->evaluateAtIteration(lastIteration, scev);
+    bool down = step && step->getAPInt().isNegative();
+    // A stride known only when the loop runs: below 2^32 bytes, so that first + stride *
+    // iterations cannot wrap around; a negative one fails low <= high.
+    if (!step) strideBelow = expander.expandCodeFor(stride, i64, at);
+    low = expander.expandCodeFor(down ? last : first, i64, at);
+    high = expander.expandCodeFor(down ? first : last, i64, at);
   }
-  llvm::Type* i64 = call->getArgOperand(0)->getType();
-  llvm::Value* low = expander.expandCodeFor(down ? last : first, i64, at);
-  llvm::Value* high = expander.expandCodeFor(down ? first : last, i64, at);
-  llvm::IRBuilder<> b(at);
+  b.SetInsertPoint(at);
   // Unsigned, as the check itself: high + size must not wrap around either.
   llvm::Value* highEnd = b.CreateAdd(high, size);
-  return b.CreateAnd(b.CreateAnd(b.CreateICmpUGE(low, begin), b.CreateICmpULE(highEnd, end)),
-                     b.CreateAnd(b.CreateICmpULE(low, high), b.CreateICmpUGE(highEnd, high)));
+  llvm::Value* holds = b.CreateAnd(b.CreateAnd(b.CreateICmpUGE(low, begin), b.CreateICmpULE(highEnd, end)),
+                                   b.CreateAnd(b.CreateICmpULE(low, high), b.CreateICmpUGE(highEnd, high)));
+  if (strideBelow) holds = b.CreateAnd(holds, b.CreateICmpULE(strideBelow, llvm::ConstantInt::get(i64, 1ull << 32)));
+  return holds;
 }
 
 bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& dominators, llvm::ScalarEvolution& scev,
@@ -1369,34 +1481,71 @@ bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& d
         }))
       invariantChecks.push_back(call);
   if (checks.empty() && invariantChecks.empty()) return false;
-  // Values of the loop used after it would need phis for the copy's: not in a loop over threads.
+  // Values of the loop used after it leave through the exit's phis (LCSSA), which then take the
+  // copy's values too; other uses would need phis made for them.
   for (llvm::BasicBlock* bb : loop.blocks())
     for (auto& inst : *bb)
       for (llvm::User* user : inst.users())
         if (auto* userInst = llvm::dyn_cast<llvm::Instruction>(user))
-          if (!loop.contains(userInst)) return false;
-  const llvm::SCEV* backedges = scev.getBackedgeTakenCount(&loop);
-  if (llvm::isa<llvm::SCEVCouldNotCompute>(backedges) || !scev.isLoopInvariant(backedges, &loop)) return false;
-  // Below 2^32 iterations of strides below 2^32 bytes: the last address is first + stride *
-  // iterations without the product wrapping around, and holdsThroughout sees the sum wrap.
-  if (scev.getUnsignedRangeMax(backedges).getActiveBits() > 32) return false;
-
-  llvm::SCEVExpander expander(scev, layout, "range.versioning");
+          if (!loop.contains(userInst) && !(llvm::isa<llvm::PHINode>(userInst) && userInst->getParent() == exit))
+            return false;
+  // How far the loop goes: its backedge-taken count, or, where SCEV cannot count the iterations
+  // or counting them would divide by a run-time step, its counter's range.
+  std::optional<Counter> counter = countingLoop(loop);
+  const bool byCounter = counter && (counter->mayWrap || !llvm::isa<llvm::ConstantInt>(counter->step));
+  if (!byCounter) counter.reset();
+  if (counter && counter->mayWrap) {
+    // Analysed as the counter that does not wrap around it is under the condition; only the
+    // copy, which runs under that condition, keeps the `nuw`.
+    counter->increment->setHasNoUnsignedWrap(true);
+    scev.forgetLoop(&loop);
+  }
+  auto giveUp = [&] {
+    if (counter && counter->mayWrap) {
+      counter->increment->setHasNoUnsignedWrap(false);
+      scev.forgetLoop(&loop);
+    }
+    return false;
+  };
   llvm::PredicatedScalarEvolution predicated(scev, loop);
+  llvm::SCEVExpander expander(scev, layout, "range.versioning");
+  const llvm::SCEV* backedges = nullptr;
+  llvm::Value* fewIterations = nullptr;
+  if (!counter) {
+    // The trip count, under run-time conditions where SCEV needs them, which then join the
+    // versioning condition.
+    backedges = predicated.getBackedgeTakenCount();
+    if (llvm::isa<llvm::SCEVCouldNotCompute>(backedges) || !scev.isLoopInvariant(backedges, &loop)) return giveUp();
+    // Below 2^32 iterations of strides below 2^32 bytes: the last address is first + stride *
+    // iterations without the product wrapping around, and holdsThroughout sees the sum wrap.
+    if (scev.getUnsignedRangeMax(backedges).getActiveBits() > 32) {
+      if (llvm::isa<llvm::SCEVConstant>(backedges)) return giveUp();
+      llvm::Value* count = expander.expandCodeFor(backedges, backedges->getType(), preheader->getTerminator());
+      fewIterations = llvm::IRBuilder<>(preheader->getTerminator())
+                          .CreateICmpULT(count, llvm::ConstantInt::get(count->getType(), 1ull << 32));
+    }
+  }
   llvm::IRBuilder<> b(preheader->getTerminator());
   llvm::Value* condition = nullptr;
   auto require = [&](llvm::Value* holds) { condition = condition ? b.CreateAnd(condition, holds) : holds; };
   std::vector<llvm::CallInst*> eliminated;
   for (llvm::CallInst* call : invariantChecks) require(call);
   for (llvm::CallInst* call : checks)
-    if (llvm::Value* holds = holdsThroughout(call, loop, scev, predicated, expander, backedges)) {
+    if (llvm::Value* holds = holdsThroughout(call, loop, scev, predicated, expander, backedges,
+                                             counter ? &*counter : nullptr)) {
       require(holds);
       eliminated.push_back(call);
     }
-  if (!condition) return false;
+  if (!condition) return giveUp();
+  if (fewIterations) require(fewIterations);
   const llvm::SCEVPredicate& noWrap = predicated.getPredicate();
   if (!noWrap.isAlwaysTrue())  // the expansion is true where the predicate fails
     require(b.CreateNot(expander.expandCodeForPredicate(&noWrap, preheader->getTerminator())));
+  if (counter) {
+    // What was computed assuming the counter does not wrap may be poison where it does.
+    if (counter->mayWrap) counter->increment->setHasNoUnsignedWrap(false);
+    condition = b.CreateSelect(counter->holds(b), b.CreateFreeze(condition), b.getFalse());
+  }
 
   // The preheader becomes the test; the original loop gets a new preheader, and the copy (from a
   // copy of that preheader) the branch where the condition holds.
@@ -1418,6 +1567,7 @@ bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& d
     auto mapped = map.find(v);
     phi.addIncoming(mapped != map.end() ? static_cast<llvm::Value*>(mapped->second) : v, fastExiting);
   }
+  if (counter && counter->mayWrap) llvm::cast<llvm::BinaryOperator>(map[counter->increment])->setHasNoUnsignedWrap(true);
   llvm::LLVMContext& ctx = preheader->getContext();
   for (llvm::CallInst* call : eliminated) {
     auto* copy = llvm::cast<llvm::CallInst>(map[call]);
@@ -1439,15 +1589,18 @@ llvm::PreservedAnalyses RangeCheckVersioningPass::run(llvm::Function& f, llvm::F
   auto& scev = analyses.getResult<llvm::ScalarEvolutionAnalysis>(f);
   std::vector<llvm::Loop*> innermost;
   for (llvm::Loop* l : loops.getLoopsInPreorder())
-    if (l->isInnermost()) innermost.push_back(l);
+    if (l->isInnermost() && (!mayVersion || mayVersion(*l))) innermost.push_back(l);
   for (llvm::Loop* l : innermost) versionLoop(*l, loops, dominators, scev, f.getParent()->getDataLayout());
   for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
   return llvm::PreservedAnalyses::none();
 }
 
+void lowerRangeChecks(llvm::Function& f) {
+  for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
+}
+
 void lowerRangeChecks(llvm::Module& module) {
-  for (auto& f : module)
-    for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
+  for (auto& f : module) lowerRangeChecks(f);
 }
 
 llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, const std::string& name,

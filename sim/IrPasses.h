@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@ namespace llvm {
 class Module;
 class Function;
 class DILocation;
+class Loop;
 class PassBuilder;
 class TargetLibraryInfoImpl;
 }  // namespace llvm
@@ -117,7 +119,10 @@ void stripDebugInfoKeepingLoopPositions(llvm::Function& f);
 // which the simulator provides per thread (hook::kCoroutineFrame). Returns the new function, or
 // null (and leaves `entry` alone) when a synchronisation point is reached through a call that could
 // not be inlined: such kernels run on fibers.
-llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry);
+// With suspendAtStart, the coroutine suspends before its body (its first call only sets the frame
+// up): the body is compiled once, in the resume function, rather than up to the first suspension
+// point in the ramp too.
+llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry, bool suspendAtStart = false);
 
 // For a kernel that never synchronises, in an unchecked build: `void name(void** args, u32 sx,
 // u32 sy, u32 sz, u32* thread)` runs every thread of an sx*sy*sz threadgroup by calling `entry` (inlined) in
@@ -161,12 +166,17 @@ void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& vari
 // before the loop decides whether the loop runs as a copy without those checks, which the
 // vectoriser can take, or as the checked original. Then every remaining hook::kInRange call
 // becomes its compare.
+// Strides may be values the loop does not change (`i += threads_per_threadgroup`); trip counts
+// SCEV finds only under conditions (no wrap-around) have those conditions join the test.
 struct RangeCheckVersioningPass : llvm::PassInfoMixin<RangeCheckVersioningPass> {
+  // Which innermost loops may be versioned (all when empty).
+  std::function<bool(const llvm::Loop&)> mayVersion;
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses);
 };
 // Writes out the compare each hook::kInRange call stands for (what the pass above leaves, in
 // functions it did not see).
 void lowerRangeChecks(llvm::Module& module);
+void lowerRangeChecks(llvm::Function& f);
 
 // The symbols of the loops built around a kernel: kThreadLoopPrefix + name (buildThreadLoop),
 // kRegionLoopPrefix + name (buildRegionLoop).

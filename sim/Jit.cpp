@@ -14,6 +14,7 @@
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Scalar/DCE.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
@@ -156,6 +157,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
     if (f.getName().startswith(kEntryPrefix)) entries.push_back(&f);
   std::map<std::string, ThreadScheduling> scheduling;
   std::map<std::string, SimdGroupFunction> simdGroups;
+  std::set<std::string> callsSimd;  // entries that call SIMD-group functions
   for (llvm::Function* e : entries)
     scheduling[e->getName().str()] = reachesSynchronisation(*e) ? ThreadScheduling::Fibers : ThreadScheduling::Sequential;
   {
@@ -182,34 +184,38 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
       // A load whose value is never used is no access: Apple's compiler removes it (MLX's steel
       // GEMM reads the parameters of a disabled epilogue into objects it never uses).
       promote.addPass(llvm::DCEPass());
+      // A value read twice from one address with no write in between is one access, as it is in
+      // an unchecked build (`in[i] * in[i]`): merged before each read gets its own check.
+      promote.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/true));
       prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
     }
     prepare.run(module, mam);
     // After SROA, which turns copies of float4 objects into vector loads and stores (carrying the
     // copy's alignment), before anything can rely on an alignment the source promised.
     relaxVectorAlignment(module);
-    // Unchecked kernels with SIMD-group functions also get a function that runs a SIMD-group's
-    // lanes as vector lanes, from the kernel as it is now (every call inlined).
-    std::vector<std::pair<std::string, llvm::Function*>> simdGroupFunctions;
-    if (!instrument)
-      for (const KernelInfo& k : kernels)
-        if (llvm::Function* e = module.getFunction(k.entrySymbol))
-          if (scheduling[k.entrySymbol] == ThreadScheduling::Fibers && callsSimdGroupFunctions(*e)) {
-            std::string whyNot;
-            llvm::Function* lanes = vectoriseSimdGroup(*e, k, simdGroupSymbol(k.entrySymbol), hostVectorMathVariant(tm), whyNot);
-            if (lanes) simdGroupFunctions.push_back({k.entrySymbol, lanes});
-            // MSLSIM_DEBUG_LANES=1: whether the vectoriser took each kernel and why not; =2: its IR too.
-            if (const char* debug = std::getenv("MSLSIM_DEBUG_LANES")) {
-              llvm::errs() << k.name << ": " << (lanes ? "vector lanes" : "no vector lanes: " + whyNot) << "\n";
-              if (lanes && std::string(debug) == "2") lanes->print(llvm::errs());
-            }
-          }
+    // Kernels with SIMD-group functions also get a function that runs a SIMD-group's lanes as
+    // vector lanes, from the kernel as it is now (every call inlined; in checked builds, its
+    // accesses instrumented, so that the SIMD-group function checks them as the kernel does).
     if (instrument) instrument(module);
+    std::vector<std::pair<std::string, llvm::Function*>> simdGroupFunctions;
+    for (const KernelInfo& k : kernels)
+      if (llvm::Function* e = module.getFunction(k.entrySymbol))
+        if (scheduling[k.entrySymbol] == ThreadScheduling::Fibers && callsSimdGroupFunctions(*e)) {
+          callsSimd.insert(k.entrySymbol);
+          std::string whyNot;
+          llvm::Function* lanes = vectoriseSimdGroup(*e, k, simdGroupSymbol(k.entrySymbol), hostVectorMathVariant(tm), whyNot);
+          if (lanes) simdGroupFunctions.push_back({k.entrySymbol, lanes});
+          // MSLSIM_DEBUG_LANES=1: whether the vectoriser took each kernel and why not; =2: its IR too.
+          if (const char* debug = std::getenv("MSLSIM_DEBUG_LANES")) {
+            llvm::errs() << k.name << ": " << (lanes ? "vector lanes" : "no vector lanes: " + whyNot) << "\n";
+            if (lanes && std::string(debug) == "2") lanes->print(llvm::errs());
+          }
+        }
     for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers) insertSimdLoopPositions(*e);
     for (auto& [entry, lanes] : simdGroupFunctions) {
       bool suspends = reachesSynchronisation(*lanes);
-      if (suspends && !lowerSynchronisationToCoroutine(*lanes)) {
+      if (suspends && !lowerSynchronisationToCoroutine(*lanes, /*suspendAtStart=*/true)) {
         lanes->eraseFromParent();
         continue;
       }
@@ -243,8 +249,12 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
     // Split coroutines of barrier-only kernels also get a loop over the threadgroup's frames,
     // optimised with their resume function inlined (checked builds too: the hooks of their
     // checks' slow paths learn the thread from the loop).
+    // Not in checked builds of kernels with SIMD-group functions: their region loop would record
+    // each thread's waits, which only unchecked runs do (ThreadgroupScheduler::runThreads), and
+    // it is one more copy of the kernel for the code generator (MLX's quantized matmul: 28,000
+    // instructions).
     for (const KernelInfo& k : kernels)
-      if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines)
+      if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines && !(instrument && callsSimd.count(k.entrySymbol)))
         if (llvm::Function* ramp = module.getFunction(k.entrySymbol))
           if (auto layout = buildRegionLoop(*ramp, regionLoopSymbol(k.entrySymbol))) {
             newFunctions.insert(module.getFunction(regionLoopSymbol(k.entrySymbol)));

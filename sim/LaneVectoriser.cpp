@@ -36,7 +36,9 @@
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/LCSSA.h>
 #include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/LoopSimplify.h>
 
 #include <algorithm>
 #include <functional>
@@ -70,8 +72,8 @@ class LaneVectoriser {
   llvm::Function* run(const std::string& name) {
     bool ok;
     try {
-      ok = cloneScalar(name) && simplify() && computeBuiltins() && simplify() && checkStructure() && analyse() &&
-           demote() && emit(name);
+      ok = cloneScalar(name) && simplify() && computeBuiltins() && checksPerLane() && simplify() && checkStructure() &&
+           analyse() && demote() && emit(name);
     } catch (const std::exception& e) {  // an internal error: the kernel keeps the per-thread paths
       ok = fail(std::string("internal error: ") + e.what());
     }
@@ -180,6 +182,7 @@ class LaneVectoriser {
         auto it = varying.find(unsigned(offset.getZExtValue() / 8));
         if (it != varying.end()) slots.push_back({load, it->second});
       }
+    describeUniformBuiltins();
     for (auto [slot, a] : slots) {
       unsigned bytes = a->componentSize;
       // Thread 0's value of a component (the grid position's base), read at the entry.
@@ -250,7 +253,78 @@ class LaneVectoriser {
     return true;
   }
 
-  bool simplify() {
+  // The ranges of the built-ins the lanes share, as metadata on their reads: a loop `i += size`
+  // over threads_per_threadgroup then has a stride SCEV knows is positive (for checksPerLane's
+  // loop versioning).
+  void describeUniformBuiltins() {
+    auto rangeOf = [](BuiltinValue v) -> std::optional<std::pair<uint64_t, uint64_t>> {
+      switch (v) {
+        case BuiltinValue::ThreadsPerThreadgroup:
+        case BuiltinValue::DispatchThreadsPerThreadgroup: return std::make_pair(1, kMaxThreadsPerThreadgroup + 1);
+        case BuiltinValue::SimdgroupsPerThreadgroup:
+        case BuiltinValue::DispatchSimdgroupsPerThreadgroup:
+          return std::make_pair(1, kMaxThreadsPerThreadgroup / kSimdWidth + 1);
+        case BuiltinValue::ThreadsPerSimdgroup: return std::make_pair(kSimdWidth, kSimdWidth + 1);
+        default: return std::nullopt;
+      }
+    };
+    for (const ArgumentInfo& a : info_.arguments) {
+      if (a.role != ArgumentRole::Builtin) continue;
+      auto range = rangeOf(a.builtin);
+      if (!range) continue;
+      for (llvm::Instruction& inst : llvm::instructions(*f_)) {
+        auto* slot = llvm::dyn_cast<llvm::LoadInst>(&inst);
+        if (!slot || !slot->getType()->isPointerTy()) continue;
+        llvm::APInt offset(64, 0);
+        if (slot->getPointerOperand()->stripAndAccumulateConstantOffsets(layout_, offset, false) != f_->getArg(0) ||
+            offset.getZExtValue() != 8ull * a.position)
+          continue;
+        std::vector<llvm::Value*> work{slot};
+        while (!work.empty()) {
+          llvm::Value* v = work.back();
+          work.pop_back();
+          for (llvm::User* u : v->users()) {
+            if (llvm::isa<llvm::GetElementPtrInst>(u)) work.push_back(u);
+            auto* read = llvm::dyn_cast<llvm::LoadInst>(u);
+            if (!read || read->getPointerOperand() != v || !read->getType()->isIntegerTy(8 * a.componentSize)) continue;
+            unsigned bits = read->getType()->getIntegerBitWidth();
+            read->setMetadata(llvm::LLVMContext::MD_range,
+                              llvm::MDBuilder(ctx_).createRange(llvm::APInt(bits, range->first), llvm::APInt(bits, range->second)));
+          }
+        }
+      }
+    }
+  }
+
+  // A checked build's access checks (instrumentMemoryAccesses): loops whose accesses stay in
+  // range throughout run as a copy without their checks (the condition is per lane: the lanes for
+  // which it holds take the copy), but not loops with a barrier, which would then be under a
+  // lane-dependent branch. The remaining range compares become vector compares like any other;
+  // the hooks of their slow paths are called once for the lanes that take them (emitLanesHook).
+  bool checksPerLane() {
+    runPasses([](llvm::FunctionPassManager& passes) {
+      passes.addPass(llvm::LoopSimplifyPass());
+      passes.addPass(llvm::LCSSAPass());
+      RangeCheckVersioningPass versioning;
+      versioning.mayVersion = [](const llvm::Loop& loop) {
+        // Nor loops up to a constant (`for (int i = 0; i < TM; i++)` over a tile): the optimiser
+        // unrolls them, and both copies unrolled cost more to compile than their checks cost to run.
+        if (llvm::BasicBlock* exiting = loop.getExitingBlock())
+          if (auto* branch = llvm::dyn_cast<llvm::BranchInst>(exiting->getTerminator()); branch && branch->isConditional())
+            if (auto* compare = llvm::dyn_cast<llvm::ICmpInst>(branch->getCondition()))
+              if (llvm::isa<llvm::Constant>(compare->getOperand(0)) || llvm::isa<llvm::Constant>(compare->getOperand(1)))
+                return false;
+        for (llvm::BasicBlock* bb : loop.blocks())
+          for (llvm::Instruction& inst : *bb)
+            if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst); call && isBarrier(*call)) return false;
+        return true;
+      };
+      passes.addPass(std::move(versioning));
+    });
+    return true;
+  }
+
+  void runPasses(const std::function<void(llvm::FunctionPassManager&)>& add) {
     llvm::PassBuilder pb;
     llvm::LoopAnalysisManager lam;
     llvm::FunctionAnalysisManager fam;
@@ -262,13 +336,19 @@ class LaneVectoriser {
     pb.registerLoopAnalyses(lam);
     pb.crossRegisterProxies(lam, fam, cgam, mam);
     llvm::FunctionPassManager passes;
-    passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-    passes.addPass(llvm::EarlyCSEPass());
-    passes.addPass(llvm::InstCombinePass());
-    passes.addPass(llvm::SimplifyCFGPass());
-    passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
-    passes.addPass(llvm::InstCombinePass());
+    add(passes);
     passes.run(*f_, fam);
+  }
+
+  bool simplify() {
+    runPasses([](llvm::FunctionPassManager& passes) {
+      passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+      passes.addPass(llvm::EarlyCSEPass());
+      passes.addPass(llvm::InstCombinePass());
+      passes.addPass(llvm::SimplifyCFGPass());
+      passes.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+      passes.addPass(llvm::InstCombinePass());
+    });
     llvm::removeUnreachableBlocks(*f_);
     return true;
   }
@@ -339,8 +419,10 @@ class LaneVectoriser {
           if (seen.insert(u).second) work.push_back(u);
         } else if (auto* load = llvm::dyn_cast<llvm::LoadInst>(u)) {
           if (load->getPointerOperand() != v) return false;
+        } else if (llvm::isa<llvm::PtrToIntInst>(u)) {
+          continue;  // an address compared (a checked build's bounds check of a read from it)
         } else if (auto* call = llvm::dyn_cast<llvm::CallBase>(u)) {
-          if (call->isLifetimeStartOrEnd()) continue;
+          if (call->isLifetimeStartOrEnd() || named(*call, hook::kPrivateOverrun)) continue;  // reports only
           if (auto* copy = llvm::dyn_cast<llvm::MemTransferInst>(call); copy && copy->getRawSource() == v && copy->getRawDest() != v)
             continue;  // a copy out of it reads it
           if (!isExchange(*call) || call->getArgOperand(0) == v || call->getArgOperand(1) != v) return false;
@@ -359,7 +441,9 @@ class LaneVectoriser {
   static bool isPureCall(const llvm::CallBase& call) {
     const llvm::Function* f = call.getCalledFunction();
     if (!f) return false;
-    if (f->getName() == hook::kThreadgroupArena || f->getName() == kLaneIndex) return true;
+    // The access filter is the threadgroup's (one table for all its threads).
+    if (f->getName() == hook::kThreadgroupArena || f->getName() == kLaneIndex || f->getName() == hook::kAccessFilter)
+      return true;
     if (f->getName().startswith("__mslsim_")) return false;
     return call.doesNotAccessMemory() || (f->isDeclaration() && isAllowedHostSymbol(f->getName().str()));
   }
@@ -369,6 +453,9 @@ class LaneVectoriser {
     if (llvm::isa<llvm::AtomicRMWInst>(inst)) return true;
     if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) {
       if (named(*call, kLaneIndex)) return true;
+      // A check's answer depends on the access alone (vector lanes run only the checks for which
+      // it does): the lanes agree on it where they agree on the address and the stored value.
+      if (named(*call, hook::kAccess)) return false;
       if (isExchange(*call) || isBarrier(*call) || call->getType()->isVoidTy()) return false;
       if (!isPureCall(*call)) return true;  // run per lane
     }
@@ -1053,11 +1140,13 @@ class LaneVectoriser {
     }
     if (name == hook::kSimdExchange) return emitExchange(call, mask);
     if (name == hook::kSimdgroupBarrier) return true;  // the lanes run in step
-    if (name == hook::kThreadgroupBarrier || name == hook::kThreadgroupArena) {
+    if (name == hook::kThreadgroupBarrier || name == hook::kThreadgroupArena || name == hook::kAccessFilter) {
       cloneUniform(call);
       return true;
     }
     if (name == "__mslsim_simd_inactive_read") return perLane(call, mask);
+    if (name == hook::kAccess) return emitLanesHook(call, mask, hook::kLanesAccess);
+    if (name == hook::kPrivateOverrun) return emitLanesHook(call, mask, hook::kLanesPrivateOverrun);
     if (name.startswith("__mslsim_")) return fail("a call of " + name.str());
     if (auto id = callee->getIntrinsicID()) {
       switch (id) {
@@ -1145,6 +1234,38 @@ class LaneVectoriser {
       return true;
     }
     return perLane(call, mask);  // once per active lane, in lane order
+  }
+
+  // A check's slow-path hook (hook::kAccess or kPrivateOverrun: address, size, site, pointer) as
+  // one call for the lanes of `mask` (hook::kLanesAccess, kLanesPrivateOverrun): the lanes'
+  // addresses and pointers in arrays, the lanes as a bit mask; kLanesAccess answers with the mask
+  // of lanes whose access may go ahead. One call where a loop over the lanes would put four blocks
+  // per access into a function the register allocator then takes seconds over.
+  bool emitLanesHook(llvm::CallBase& call, llvm::Value* mask, const char* lanesHook) {
+    llvm::Value* size = call.getArgOperand(1);
+    llvm::Value* site = call.getArgOperand(2);
+    if (isVarying(size) || isVarying(site)) return fail("a check of a lane-varying size");
+    auto lanesArray = [&](llvm::Value* v) -> llvm::Value* {
+      if (llvm::isa<llvm::ConstantPointerNull>(v)) return v;
+      llvm::Type* array = llvm::ArrayType::get(ptr(), kLanes);
+      llvm::IRBuilder<> entry(&*g_->getEntryBlock().getFirstInsertionPt());
+      llvm::AllocaInst* slot = entry.CreateAlloca(array);
+      // The array's alignment, not the vector's (a <32 x ptr> would claim 256 bytes).
+      b_->CreateAlignedStore(isVarying(v) ? vec(v) : b_->CreateVectorSplat(kLanes, scalar(v)), slot, slot->getAlign());
+      return slot;
+    };
+    llvm::Value* addresses = lanesArray(call.getArgOperand(0));
+    llvm::Value* pointers = lanesArray(call.getArgOperand(3));
+    auto* type = llvm::FunctionType::get(call.getType()->isVoidTy() ? llvm::Type::getVoidTy(ctx_) : i32(),
+                                         {ptr(), i64(), i32(), ptr(), i32()}, false);
+    llvm::CallInst* r = b_->CreateCall(module_.getOrInsertFunction(lanesHook, type),
+                                       {addresses, scalar(size), scalar(site), pointers, b_->CreateBitCast(mask, i32())});
+    if (call.getType()->isVoidTy()) return true;
+    if (isVarying(&call))  // lane l's answer: bit l
+      values_[&call] = b_->CreateZExt(b_->CreateBitCast(r, maskType()), llvm::FixedVectorType::get(i32(), kLanes));
+    else  // one access for every lane: one answer
+      values_[&call] = b_->CreateZExt(b_->CreateICmpNE(r, b_->getInt32(0)), i32());
+    return true;
   }
 
   // A SIMD-group function's exchange: the active lanes' values into the buffer the lanes share,

@@ -291,9 +291,11 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   if (scheduling_ == ThreadScheduling::Sequential) return runSequentially(group, size, count);
   // Unchecked kernels with SIMD-group functions the vectoriser took, in the default order: a
   // SIMD-group at a time, as vector lanes (VectorLanes.cpp).
+  // Checked too when the checks need neither every access (races, uninitialised reads, tracing)
+  // nor the lanes one by one at SIMD-group functions (--check simd).
   if (dispatch_.kernel.simdGroups && dispatch_.request.options.vectorLanes &&
-      dispatch_.request.options.schedule.order == Schedule::Order::InOrder && observers_.empty() &&
-      !dispatch_.facts.checks.sync && !dispatch_.facts.checks.simd)
+      dispatch_.request.options.schedule.order == Schedule::Order::InOrder && !dispatch_.facts.checks.simd &&
+      std::none_of(observers_.begin(), observers_.end(), [](auto& o) { return o->needsEveryAccess(); }))
     return runSimdGroups(group, size, count);
   // Unchecked barrier-only kernels in the default order: the JIT'd region loop (see runRegions).
   // Not under the sync check, which names the barriers' lines and the threads that returned
@@ -606,9 +608,10 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
   }
   const SimThread* firstWaiting = nullptr;
   bool oneBarrier = true;
-  uint32_t done = 0;
+  uint32_t done = 0, all = 0;  // threads, not records (a record may be a SIMD-group's lanes)
   for (auto& t : threads_) {
-    if (t.state == ThreadState::Done) ++done;
+    all += t.threads;
+    if (t.state == ThreadState::Done) done += t.threads;
     if (t.state != ThreadState::AtThreadgroupBarrier) continue;
     if (!firstWaiting)
       firstWaiting = &t;
@@ -617,12 +620,16 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
   }
   if (!firstWaiting) return false;
   if (!oneBarrier) {
-    std::map<CallSite, std::vector<const SimThread*>> waiting;
+    std::map<CallSite, std::pair<const SimThread*, size_t>> waiting;  // the first thread there, how many
     for (auto& t : threads_)
-      if (t.state == ThreadState::AtThreadgroupBarrier) waiting[t.site].push_back(&t);
+      if (t.state == ThreadState::AtThreadgroupBarrier) {
+        auto& [first, threads] = waiting[t.site];
+        if (!first) first = &t;
+        threads += t.threads;
+      }
     auto a = waiting.begin(), b = std::next(a);
-    dispatch_.report(barriersDiffer(group, a->first, *a->second[0], a->second.size(), b->first, *b->second[0],
-                                    b->second.size()));
+    dispatch_.report(barriersDiffer(group, a->first, *a->second.first, a->second.second, b->first, *b->second.first,
+                                    b->second.second));
     return false;
   }
   const CallSite site = firstWaiting->site;
@@ -633,7 +640,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
         returned = &t;
         break;
       }
-    dispatch_.report(barrierSkipped(group, site, done, uint32_t(threads_.size()), *returned));
+    dispatch_.report(barrierSkipped(group, site, done, all, *returned));
   }
   unsigned flags = 0;
   for (auto& t : threads_)
@@ -685,6 +692,32 @@ void __mslsim_private_overrun(void* address, uint64_t size, uint32_t site, void*
   if (tCurrent)
     tCurrent->enter()->privateOverrun(reinterpret_cast<uintptr_t>(address), size, site, reinterpret_cast<uintptr_t>(base));
 }
+unsigned __mslsim_lanes_access(void* const* addresses, uint64_t size, uint32_t site, void* const* newValues,
+                               unsigned lanes) {
+  if (!tCurrent) return lanes;
+  ThreadgroupScheduler* s = tCurrent->enter();
+  unsigned allowed = 0;
+  for (unsigned l = 0; l < kSimdWidth; ++l)
+    if (lanes >> l & 1u) {
+      bool ok = s->asLane(l, [&](ThreadgroupScheduler& t) {
+        return t.access(reinterpret_cast<uintptr_t>(addresses[l]), size, site,
+                        static_cast<const uint8_t*>(newValues ? newValues[l] : nullptr));
+      });
+      allowed |= unsigned(ok) << l;
+    }
+  return allowed;
+}
+void __mslsim_lanes_private_overrun(void* const* addresses, uint64_t size, uint32_t site, void* const* bases,
+                                    unsigned lanes) {
+  if (!tCurrent) return;
+  ThreadgroupScheduler* s = tCurrent->enter();
+  for (unsigned l = 0; l < kSimdWidth; ++l)
+    if (lanes >> l & 1u)
+      s->asLane(l, [&](ThreadgroupScheduler& t) {
+        t.privateOverrun(reinterpret_cast<uintptr_t>(addresses[l]), size, site, reinterpret_cast<uintptr_t>(bases[l]));
+        return true;
+      });
+}
 void __mslsim_poll(const char* file, unsigned line, unsigned column) {
   if (!tDispatch || !tCurrent) return;
   if (tDispatch->cancelled) tCurrent->enter()->abortCurrentThread({file, line, column});
@@ -723,6 +756,8 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {hook::kLoopDepth, reinterpret_cast<void*>(&__mslsim_loop_depth)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},
       {hook::kPrivateOverrun, reinterpret_cast<void*>(&__mslsim_private_overrun)},
+      {hook::kLanesAccess, reinterpret_cast<void*>(&__mslsim_lanes_access)},
+      {hook::kLanesPrivateOverrun, reinterpret_cast<void*>(&__mslsim_lanes_private_overrun)},
       {"__mslsim_simd_inactive_read", reinterpret_cast<void*>(&__mslsim_simd_inactive_read)},
       {"__mslsim_cancel_flag", reinterpret_cast<void*>(&cancelFlag())},
   };

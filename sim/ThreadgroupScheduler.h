@@ -107,6 +107,7 @@ enum class ThreadState { Runnable, AtThreadgroupBarrier, AtSimdCollective, Done,
 
 struct SimThread {
   uint32_t linear = 0;
+  uint32_t threads = 1;  // the threads it stands for: 1, or a SIMD-group's lanes (VectorLanes.cpp)
   Size3 local{0, 0, 0};
   ThreadState state = ThreadState::Runnable;
   fcontext_t context = nullptr;    // Fibers: the fiber, while suspended
@@ -268,6 +269,18 @@ class ThreadgroupScheduler {
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
   void privateOverrun(uintptr_t address, uint64_t size, uint32_t site, uintptr_t base);
+  // Vector lanes: `check` runs as lane `lane` of the running SIMD-group (the SIMD-group's record,
+  // named by its first thread, stands for that lane's thread meanwhile), so that what the
+  // observers see names the lane's thread.
+  template <class Check>
+  bool asLane(unsigned lane, Check check) {
+    if (!current_) return true;
+    const uint32_t first = current_->linear;
+    current_->linear = first + lane;
+    bool result = check(*this);
+    current_->linear = first;
+    return result;
+  }
   unsigned inactiveLaneRead(unsigned lane, CallSite site);
   void setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers);
   const void* accessFilter() const { return filter_.data(); }

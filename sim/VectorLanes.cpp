@@ -17,6 +17,7 @@ void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count
     SimThread& t = threads_[g];
     uint32_t i = g * kSimdWidth;
     t.linear = i;
+    t.threads = std::min(kSimdWidth, count - i);
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
     t.state = ThreadState::Runnable;
     t.coroutine = nullptr;

@@ -47,8 +47,10 @@ PATHS = [
     ("workers-1", ["--check", "bounds,sync", "--workers", "1"], False),
     ("workers-2", ["--check", "bounds,sync", "--workers", "2"], False),
     ("none-workers-2", ["--check", "none", "--workers", "2"], False),
-    # SIMD-group kernels: "none" runs a SIMD-group's lanes as vector lanes; here every thread alone.
+    # SIMD-group kernels: "none" and the default checks run a SIMD-group's lanes as vector lanes;
+    # here every thread alone.
     ("none-threads", ["--check", "none", "--simd-lanes", "threads"], False),
+    ("default-threads", ["--check", "bounds,sync", "--simd-lanes", "threads"], False),
     ("cold", ["--check", "bounds,sync"], True),
 ]
 

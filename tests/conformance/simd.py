@@ -28,12 +28,14 @@ overflows (signed overflow would be undefined in the C++ the simulator runs).
 
 Each kernel runs with `--check none` (values compared), where a SIMD-group's lanes run as vector
 lanes (the run must say so), again with `--simd-lanes threads` (every thread on its own: the same
-bytes), and with the default checks (bounds,sync), which must report nothing. A third run with `--check simd` must report only
+bytes), and with the default checks (bounds,sync), which must report nothing, run as vector lanes too
+and write the same bytes. A fourth run with `--check simd` must report only
 simd-divergence warnings (only on if-code lines) and simd-inactive-lane errors only on lines where
 the reference found reads of inactive lanes.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -415,10 +417,18 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
     got_raw = np.frombuffer(raw, store_dt)
     got = got_raw.astype(np.uint64) if is_bool else A.decode(got_raw)
     sentinel = np.frombuffer(bytes([SENTINEL]) * np.dtype(store_dt).itemsize, store_dt)[0]
-    # checked runs
-    r2 = subprocess.run(base, capture_output=True, text=True)
-    if r2.returncode != 0 or r2.stderr.strip():
+    # checked runs: the default checks also run a SIMD-group's lanes as vector lanes, find nothing
+    # and write the same bytes
+    outp_checked = os.path.join(tmp, f"simd_{tname}.out.checked.npy")
+    r2 = subprocess.run(base + ["--output", f"5={outp_checked}", "--timing"], capture_output=True, text=True)
+    quiet = re.sub(r"^timing: .*\n?", "", r2.stderr, flags=re.M).strip()
+    if r2.returncode != 0 or quiet:
         problems.append(f"{tname}: default checks: exit {r2.returncode}: {r2.stderr.strip()[:1000]}")
+    else:
+        if 'path="vector lanes"' not in r2.stderr:
+            problems.append(f"{tname}: the default checks did not run as vector lanes: {r2.stderr.strip()[-300:]}")
+        if np.load(outp_checked).tobytes() != raw:
+            problems.append(f"{tname}: the default checks and --check none differ")
     rep = os.path.join(tmp, f"simd_{tname}.simd.json")
     r3 = subprocess.run(base + ["--check", "simd", "--report-json", rep, "--error-exitcode", "0"],
                         capture_output=True, text=True)

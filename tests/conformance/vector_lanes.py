@@ -9,12 +9,16 @@ exercises one thing the vectoriser transforms: the built-ins of every thread in 
 3-dimensional threadgroups with partial SIMD-groups, branches and loops whose trip count depends
 on the lane (break, continue, early return, switch), private arrays indexed per lane, integer
 division where lanes that are not there hold a zero, atomics, libm calls, vectors of four,
-threadgroup memory across barriers. Each runs with `--check none` (which must say
-path="vector lanes", or for the kernel marked FALLBACK a per-thread path), with `--check none
---simd-lanes threads` and `--schedule reverse` (every thread alone: the same bytes), and with the
-default checks and `--check all` (the same bytes, no finding); where the expected output is simple to state, numpy's reference is compared too.
+threadgroup memory across barriers. Each runs with `--check none` and the default checks (which
+must say path="vector lanes", or for the kernel marked FALLBACK a per-thread path), with
+`--simd-lanes threads` under both and `--schedule reverse` (every thread alone: the same bytes),
+and with `--check all` (the same bytes, no finding); where the expected output is simple to state,
+numpy's reference is compared too. Kernels with bugs (accesses out of bounds, of buffers and of a
+private array, in loops the checks are hoisted out of; a SIMD-group skipping a barrier; barriers
+that differ) must get the same report as vector lanes as thread by thread, threads named included.
 Exit status 1 on any difference.
 """
+import json
 import os
 import re
 import subprocess
@@ -101,6 +105,42 @@ kernel void mixed(device const float4* x [[buffer(0)]], device float4* y [[buffe
   y[gid] = total + rotated[(lid + 1) % size].wzyx + simd_broadcast_first(e);
 }
 
+// Out of bounds under the default checks, as vector lanes: a row loop whose last element is one
+// past the row (past the buffer in the last row: one lane of that threadgroup), a private array
+// read past its end by every fifth lane, a store far past the end by one thread.
+kernel void overruns(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],
+                     constant uint& width [[buffer(2)]],
+                     uint row [[threadgroup_position_in_grid]], uint lid [[thread_position_in_threadgroup]],
+                     uint size [[threads_per_threadgroup]], uint lane [[thread_index_in_simdgroup]],
+                     uint gid [[thread_position_in_grid]]) {
+  device const float* in = x + row * width;
+  float s = 0.0f;
+  for (uint i = lid; i < width + 1u; i += size) s += in[i];
+  float v[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  s += v[(lane * 7u) % 5u];
+  float t = simd_sum(s);
+  y[gid + (gid == 37u ? 100000u : 0u)] = t;
+}
+
+// The sync check as vector lanes: a whole SIMD-group returns before a barrier (the others wait
+// there); the SIMD-groups of a threadgroup wait at different barriers.
+kernel void barrier_skipped(device float* y [[buffer(0)]], uint gid [[thread_position_in_grid]],
+                            uint lid [[thread_position_in_threadgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup float t[96];
+  if (sg == 1) return;
+  t[lid] = float(lid);
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  y[gid] = simd_sum(t[lid ^ 1]);
+}
+kernel void barriers_differ(device float* y [[buffer(0)]], uint gid [[thread_position_in_grid]],
+                            uint lid [[thread_position_in_threadgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup float t[96];
+  t[lid] = float(lid);
+  if (sg == 1) threadgroup_barrier(mem_flags::mem_threadgroup);
+  else threadgroup_barrier(mem_flags::mem_threadgroup);
+  y[gid] = simd_sum(t[lid ^ 1]);
+}
+
 // FALLBACK: a barrier only some lanes reach is left to the per-thread paths.
 kernel void fallback(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],
                      uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]]) {
@@ -129,6 +169,34 @@ def builtins_reference(grid, group):
     return np.stack([w.ravel() for w in words], axis=1).astype(np.uint32).ravel()
 
 
+def same_findings(opt, path, tmp, problems, rows, label, kernel, grid, group, buffers, output, expected):
+    """The default checks as vector lanes report what they report thread by thread: the same
+    findings (kind, line, counts, and the threads and lanes named), the same bytes written;
+    `expected` lists the (kind, line) of the findings."""
+    base = [opt.mslsim, "run", path, "--kernel", kernel, "--grid", str(grid), "--threadgroup", str(group),
+            "--workers", "1"] + sum((["--buffer", f"{i}={spec}"] for i, spec in buffers.items()), [])
+    reports, outputs = {}, {}
+    for mode, extra in (("vector", ["--timing"]), ("threads", ["--simd-lanes", "threads", "--timing"])):
+        out, report = (os.path.join(tmp, f"{kernel}.{mode}.{k}") for k in ("npy", "json"))
+        p = subprocess.run(base + extra + ["--output", f"{output}={out}", "--report-json", report],
+                           capture_output=True, text=True)
+        taken = (re.search(r'path="([^"]*)"', p.stderr) or [None, ""])[1]
+        if p.returncode not in (0, 1) or (taken == "vector lanes") != (mode == "vector") or not os.path.exists(report):
+            problems.append(f"{label} ({mode}): exit {p.returncode}, path {taken!r}: {p.stderr[-600:]}")
+            return
+        with open(report) as f:
+            reports[mode] = json.load(f)["diagnostics"]
+        outputs[mode] = np.load(out)
+    found = sorted((d["kind"], a["line"]) for d in reports["vector"] for a in d["accesses"])
+    if found != sorted(expected):
+        problems.append(f"{label}: vector lanes reported {found}, expected {sorted(expected)}")
+    if reports["vector"] != reports["threads"]:
+        problems.append(f"{label}: the reports differ: vector lanes {reports['vector']}, threads {reports['threads']}")
+    if outputs["vector"].tobytes() != outputs["threads"].tobytes():
+        problems.append(f"{label}: buffer {output} differs between vector lanes and threads")
+    rows.append(label)
+
+
 def main():
     opt, tmp, start = sweep.arguments("vector-lanes", "only kernels whose name contains this")
     path = os.path.join(tmp, "vector_lanes.metal")
@@ -151,7 +219,8 @@ def main():
         results = {}
         for mode, extra in (("vector", ["--check", "none", "--timing"]),
                             ("threads", ["--check", "none", "--simd-lanes", "threads", "--timing"]),
-                            ("checked", []),
+                            ("checked", ["--timing"]),
+                            ("checked-threads", ["--simd-lanes", "threads", "--timing"]),
                             ("all", ["--check", "all"]),
                             ("reverse", ["--check", "none", "--schedule", "reverse"])):
             stem = re.sub(r"[^A-Za-z0-9]+", "_", label)
@@ -160,18 +229,19 @@ def main():
             p = subprocess.run(cmd, capture_output=True, text=True)
             # Checked runs find nothing: no error, and only the loops kernel's intended warning (lanes
             # that returned early miss its simd_sum) under --check all.
-            if p.returncode != 0 or (mode == "checked" and p.stderr.strip()) or (mode == "all" and "error [" in p.stderr):
+            quiet = re.sub(r"^timing: .*\n?", "", p.stderr, flags=re.M).strip()
+            if p.returncode != 0 or (mode.startswith("checked") and quiet) or (mode == "all" and "error [" in p.stderr):
                 problems.append(f"{label} ({mode}): exit {p.returncode}: {p.stderr.strip()[:800]}")
                 return None
             found = re.search(r'path="([^"]*)"', p.stderr)
             taken = found.group(1) if found else ""
-            if mode == "vector" and (taken == "vector lanes") != expect_vector:
-                problems.append(f"{label}: --check none ran as {taken!r}")
-            if mode in ("threads", "reverse") and taken == "vector lanes":
+            if mode in ("vector", "checked") and (taken == "vector lanes") != expect_vector:
+                problems.append(f"{label}: {mode} ran as {taken!r}")
+            if mode in ("threads", "checked-threads", "reverse") and taken == "vector lanes":
                 problems.append(f"{label}: {mode} ran as vector lanes")
             results[mode] = {i: np.load(p) for i, p in outs.items()}
         for i in outputs:
-            for mode in ("threads", "checked", "all", "reverse"):
+            for mode in ("threads", "checked", "checked-threads", "all", "reverse"):
                 got, want = results[mode][i], results["vector"][i]
                 if mode == "reverse" and i in unordered:  # the atomics' order follows the schedule
                     got, want = np.sort(got, axis=None), np.sort(want, axis=None)
@@ -209,6 +279,17 @@ def main():
             continue
         run(f"{kernel} {grid[0]}/{group[0]}", kernel, grid, group, buffers, outputs, vector,
             unordered=(3,) if kernel == "mixed" else ())
+    if not opt.filter or opt.filter in "overruns":
+        width, rows_n = 100, 4
+        same_findings(opt, path, tmp, problems, rows, "overruns", "overruns", rows_n * 64, 64,
+                      {0: save("overrun_x", np.arange(width * rows_n, dtype=np.float32)),
+                       1: f"zeros:float32:{rows_n * 64}", 2: f"scalar:uint32:{width}"}, 1,
+                      [("out-of-bounds", 85), ("out-of-bounds", 87), ("out-of-bounds", 89)])
+    if not opt.filter or opt.filter in "barriers":
+        same_findings(opt, path, tmp, problems, rows, "barrier skipped", "barrier_skipped", 192, 96,
+                      {0: "zeros:float32:192"}, 0, [("barrier-divergence", 99)])
+        same_findings(opt, path, tmp, problems, rows, "barriers differ", "barriers_differ", 192, 96,
+                      {0: "zeros:float32:192"}, 0, [("barrier-divergence", 106), ("barrier-divergence", 107)])
     for r in rows:
         if opt.verbose:
             print("  ok?", r)

@@ -698,11 +698,12 @@ def flash_attn_ext_vec_f16_dk64_mask_sinks(rng):
 # lock step; mslsim runs lanes independently between SIMD-group functions (docs/differences.md), so
 # lanes 1-31 weight V rows 0 and 1 by S and M, and --check all says lockstep-hazard at those lines.
 # (With NE > 1, dk64, the simd_shuffle_down reduction after the reads keeps the lanes together.)
-# Unchecked, the vector lanes run the SIMD-group in lock step, as the GPU does, and the output is
-# right; thread by thread it is not.
+# As vector lanes (unchecked or under the default checks) the SIMD-group runs in lock step, as the
+# GPU does, and the output is right; thread by thread (`--check all`, `--simd-lanes threads`) it is
+# not.
 @case("ggml", xfail="ggml relies on lock-step SIMD lanes: flash_attn_ext_vec with NE=1 writes "
                     "ss[0..1] (metal:7774) while other lanes still read ss (metal:7691), no barrier",
-      xfail_checks=("default", "all", "threads"))
+      xfail_checks=("all", "threads"))
 def flash_attn_ext_vec_f16_dk128(rng):
     return fattn_vec_case(rng, 128, 1, 3, 3, 256, False, False)
 
