@@ -337,16 +337,19 @@ class Runner:
         """The execution path each kernel takes unchecked (`--timing`'s path) and, for kernels with
         SIMD-group functions, a SIMD-group's lanes as vector lanes against every thread on its own
         (`--simd-lanes threads`, the path they took before), in alternating rounds on every core;
-        with the C++ loop as the reference."""
+        with the C++ loop as the reference. The same two ways with the default checks (what every
+        user runs), against `--check none`."""
         log(f"{bench.name}: execution paths")
-        vector, threads = [], []
+        runs = {key: [] for key in ("vector", "threads", "checked", "checked_threads")}
         for _ in range(1 if self.quick else 3):
-            vector.append(self.mslsim(bench, case, "none", workers=self.cores, repeats=1)[1])
-            row["path"] = self.last_path
-            threads.append(self.mslsim(bench, case, "none", workers=self.cores, repeats=1,
-                                       extra=["--simd-lanes", "threads"])[1])
-            row["threads_path"] = self.last_path
-        row["vector"], row["threads"] = statistics.median(vector), statistics.median(threads)
+            for key, checks, extra in (("vector", "none", []), ("threads", "none", ["--simd-lanes", "threads"]),
+                                       ("checked", "bounds,sync", []),
+                                       ("checked_threads", "bounds,sync", ["--simd-lanes", "threads"])):
+                runs[key].append(self.mslsim(bench, case, checks, workers=self.cores, repeats=1, extra=extra)[1])
+                row[key + "_path"] = self.last_path
+        for key, values in runs.items():
+            row[key] = statistics.median(values)
+        row["path"] = row["vector_path"]
         row["cpp"] = self.reference(bench, case)
 
     def measure(self, bench, progress_only=False, paths_only=False):
@@ -498,7 +501,7 @@ def print_tables(rows, runner):
 def print_paths(rows, runner):
     print("## Execution paths (ms)")
     print()
-    print(f"mslsim `--check none` on {runner.cores} workers, medians of {1 if runner.quick else 3} alternating rounds: "
+    print(f"mslsim on {runner.cores} workers, medians of {1 if runner.quick else 3} alternating rounds, `--check none`: "
           "the path `--timing` names, against `--simd-lanes threads` (every thread on its own: for kernels with "
           "SIMD-group functions, the path they took before the vector lanes); the C++ loop as the reference.")
     print()
@@ -508,6 +511,14 @@ def print_paths(rows, runner):
         print(f"| {r['bench'].title} | {r['case'].label} | {r['path']} | {ms(r['vector'])} | {r['threads_path']} "
               f"| {ms(r['threads'])} | {ratio(r['threads'], r['vector'])} | {ms(r['cpp'])} "
               f"| {ratio(r['vector'], r['cpp'])} |")
+    print()
+    print("The default checks (`bounds,sync`) the same two ways, against `--check none` above:")
+    print()
+    print("| kernel | path | ms | default / none | `--simd-lanes threads` path | ms | default threads / none |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['bench'].title} | {r['checked_path']} | {ms(r['checked'])} | {ratio(r['checked'], r['vector'])} "
+              f"| {r['checked_threads_path']} | {ms(r['checked_threads'])} | {ratio(r['checked_threads'], r['vector'])} |")
 
 
 def print_progress(rows, runner):
@@ -540,7 +551,7 @@ def main():
     parser.add_argument("--progress-only", action="store_true",
                         help="measure only what the progress line costs (mslsim runs only)")
     parser.add_argument("--paths-only", action="store_true",
-                        help="only the path each kernel takes unchecked, against --simd-lanes threads, and the C++ loop")
+                        help="only the path each kernel takes (unchecked and with the default checks), against --simd-lanes threads, and the C++ loop")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     load_before = ", ".join(f"{v:.2f}" for v in os.getloadavg())

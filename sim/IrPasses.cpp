@@ -294,10 +294,6 @@ std::string locatedError(const SourcePosition& where, const SourceIndex& sources
 namespace {
 SourcePosition userPosition(const llvm::Instruction& inst, const SourceIndex& sources);
 
-// Loops of kernels lowered to coroutines lose their debug information (see
-// lowerSynchronisationToCoroutine); their instructions keep the loop's position in this metadata:
-// its inlining chain, innermost frame first, each {directory, file, line, column}.
-constexpr const char* kLoopPositionKind = "mslsim.loop";
 
 llvm::MDNode* encodePosition(const llvm::DILocation* location, llvm::LLVMContext& ctx) {
   std::vector<llvm::Metadata*> frames;
@@ -742,6 +738,7 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
     // The simulator's filter: per site, the byte range an access may touch without the hook
     // being told (see hook::kAccessFilter).
     llvm::Value* filter = llvm::IRBuilder<>(&*f.getEntryBlock().getFirstInsertionPt()).CreateCall(filterFn, {}, "access.filter");
+    std::map<llvm::Type*, llvm::AllocaInst*> storedValueSlots;
     for (llvm::Instruction* inst : work) {
       std::vector<Access> accesses = accessesOf(*inst);
       // The hooks run before the operation and say whether it may happen: an access the bounds
@@ -797,8 +794,11 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
         if (a.newValue && a.newValue->getType()->isPointerTy() && llvm::isa<llvm::MemTransferInst>(inst)) {
           value = a.newValue;
         } else if (a.newValue) {
-          llvm::IRBuilder<> entry(&*f.getEntryBlock().getFirstInsertionPt());
-          llvm::AllocaInst* slot = entry.CreateAlloca(a.newValue->getType(), nullptr, "stored.value");
+          // One slot per type and function: the hook reads it during the call (a slot per site
+          // made a kernel's private memory, 32 copies of it as vector lanes, grow with its stores).
+          llvm::AllocaInst*& slot = storedValueSlots[a.newValue->getType()];
+          if (!slot)
+            slot = llvm::IRBuilder<>(&*f.getEntryBlock().getFirstInsertionPt()).CreateAlloca(a.newValue->getType(), nullptr, "stored.value");
           sb.CreateStore(a.newValue, slot);
           value = slot;
         }

@@ -107,6 +107,11 @@ bool reachesSynchronisation(llvm::Function& entry);
 // such loops it is (kLoopDepth): the simulator compares threads by their iteration counts first.
 void insertSimdLoopPositions(llvm::Function& entry);
 
+// Loops of kernels lowered to coroutines lose their debug information (see
+// lowerSynchronisationToCoroutine); their instructions keep the loop's position in this metadata:
+// its inlining chain, innermost frame first, each {directory, file, line, column}.
+constexpr const char* kLoopPositionKind = "mslsim.loop";
+
 // Drops `f`'s debug information, keeping each loop's source position on the loop's instructions
 // as metadata (what the cancellation polls name in a timeout report).
 void stripDebugInfoKeepingLoopPositions(llvm::Function& f);

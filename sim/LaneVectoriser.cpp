@@ -1010,7 +1010,18 @@ class LaneVectoriser {
     return phi;
   }
 
+  // The loop position an instruction carries (stripDebugInfoKeepingLoopPositions), on what it
+  // became: a timeout report names the loop a SIMD-group was still running.
   bool emitInstruction(llvm::Instruction& inst, llvm::Value* mask) {
+    llvm::MDNode* loopPosition = inst.getMetadata(kLoopPositionKind);
+    if (!emitVectorised(inst, mask)) return false;
+    if (loopPosition)
+      for (llvm::Instruction& made : *b_->GetInsertBlock())
+        if (!made.getMetadata(kLoopPositionKind)) made.setMetadata(kLoopPositionKind, loopPosition);
+    return true;
+  }
+
+  bool emitVectorised(llvm::Instruction& inst, llvm::Value* mask) {
     if (llvm::isa<llvm::AllocaInst>(inst)) return true;  // made at the entry
     if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst)) return emitCall(*call, mask);
     if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst); load && slotOf(load->getPointerOperand())) {

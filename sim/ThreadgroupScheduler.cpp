@@ -289,10 +289,10 @@ void ThreadgroupScheduler::privateOverrun(uintptr_t address, uint64_t size, uint
 void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   frameCount_ = count;
   if (scheduling_ == ThreadScheduling::Sequential) return runSequentially(group, size, count);
-  // Unchecked kernels with SIMD-group functions the vectoriser took, in the default order: a
-  // SIMD-group at a time, as vector lanes (VectorLanes.cpp).
-  // Checked too when the checks need neither every access (races, uninitialised reads, tracing)
-  // nor the lanes one by one at SIMD-group functions (--check simd).
+  // Kernels that synchronise, which the vectoriser took, in the default order: a SIMD-group at a
+  // time, as vector lanes (VectorLanes.cpp); also under checks that need neither every access
+  // (races, uninitialised reads, tracing) nor the lanes one by one at SIMD-group functions
+  // (--check simd).
   if (dispatch_.kernel.simdGroups && dispatch_.request.options.vectorLanes &&
       dispatch_.request.options.schedule.order == Schedule::Order::InOrder && !dispatch_.facts.checks.simd &&
       std::none_of(observers_.begin(), observers_.end(), [](auto& o) { return o->needsEveryAccess(); }))
