@@ -13,6 +13,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/DebugInfo.h>
 #include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
@@ -797,8 +798,10 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
           // One slot per type and function: the hook reads it during the call (a slot per site
           // made a kernel's private memory, 32 copies of it as vector lanes, grow with its stores).
           llvm::AllocaInst*& slot = storedValueSlots[a.newValue->getType()];
-          if (!slot)
+          if (!slot) {
             slot = llvm::IRBuilder<>(&*f.getEntryBlock().getFirstInsertionPt()).CreateAlloca(a.newValue->getType(), nullptr, "stored.value");
+            slot->setMetadata(kHookSlotKind, llvm::MDNode::get(ctx, {}));
+          }
           sb.CreateStore(a.newValue, slot);
           value = slot;
         }
@@ -1460,8 +1463,45 @@ llvm::Value* holdsThroughout(llvm::CallInst* call, llvm::Loop& loop, llvm::Scala
   return holds;
 }
 
+// The loop's own tests of a value that moves by a fixed step against a bound (`if (gid < n)` in
+// a loop over threads): branches, other than the loop's exit, on an order comparison.
+std::vector<llvm::ICmpInst*> guardsIn(llvm::Loop& loop) {
+  std::vector<llvm::ICmpInst*> guards;
+  for (llvm::BasicBlock* bb : loop.blocks()) {
+    auto* branch = llvm::dyn_cast<llvm::BranchInst>(bb->getTerminator());
+    if (!branch || !branch->isConditional() || bb == loop.getExitingBlock()) continue;
+    auto* compare = llvm::dyn_cast<llvm::ICmpInst>(branch->getCondition());
+    if (compare && compare->isRelational() && loop.contains(compare) && compare->hasOneUse()) guards.push_back(compare);
+  }
+  return guards;
+}
+
+// The condition, computed before `loop`, under which `guard` is true on every iteration, or null:
+// a value affine in the iterations is on one side of a bound on every iteration when it is on
+// the first and the last.
+llvm::Value* guardHoldsThroughout(llvm::ICmpInst* guard, llvm::Loop& loop, llvm::ScalarEvolution& scev,
+                                  llvm::PredicatedScalarEvolution& predicated, llvm::SCEVExpander& expander,
+                                  const llvm::SCEV* lastIteration) {
+  llvm::Value *moving = guard->getOperand(0), *bound = guard->getOperand(1);
+  llvm::ICmpInst::Predicate p = guard->getPredicate();
+  if (loop.isLoopInvariant(moving)) {
+    std::swap(moving, bound);
+    p = llvm::ICmpInst::getSwappedPredicate(p);
+  }
+  if (!loop.isLoopInvariant(bound) || !moving->getType()->isIntegerTy()) return nullptr;
+  const llvm::SCEVAddRecExpr* value = predicated.getAsAddRec(moving);
+  if (!value || value->getLoop() != &loop || !value->isAffine() || !scev.isLoopInvariant(value->getStart(), &loop) ||
+      !scev.isLoopInvariant(value->getStepRecurrence(scev), &loop))
+    return nullptr;
+  llvm::Instruction* at = loop.getLoopPreheader()->getTerminator();
+  llvm::Value* first = expander.expandCodeFor(value->getStart(), moving->getType(), at);
+  llvm::Value* last = expander.expandCodeFor(value->evaluateAtIteration(lastIteration, scev), moving->getType(), at);
+  llvm::IRBuilder<> b(at);
+  return b.CreateAnd(b.CreateICmp(p, first, bound), b.CreateICmp(p, last, bound));
+}
+
 bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& dominators, llvm::ScalarEvolution& scev,
-                 const llvm::DataLayout& layout) {
+                 const llvm::DataLayout& layout, bool withGuards, bool guardsOnly) {
   llvm::BasicBlock* preheader = loop.getLoopPreheader();
   llvm::BasicBlock* exit = loop.getExitBlock();
   if (!preheader || !exit || !loop.isLoopSimplifyForm() || !loop.getExitingBlock()) return false;
@@ -1469,18 +1509,24 @@ bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& d
   for (llvm::BasicBlock* bb : loop.blocks())
     for (auto& inst : *bb)
       if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
-        if (llvm::Function* callee = call->getCalledFunction())
+        if (llvm::Function* callee = call->getCalledFunction()) {
           if (callee->getName() == hook::kInRange) checks.push_back(call);
+          // Guards alone: not in the checked copies the first versioning left (slow anyway).
+          if (guardsOnly && callee->getName() == hook::kAccess) return false;
+        }
+  if (guardsOnly) checks.clear();
   // Checks whose every operand is the same on every iteration were moved out of the loop already
   // (the branches on them stay in): they join the condition as they are.
   std::vector<llvm::CallInst*> invariantChecks;
-  for (llvm::CallInst* call : rangeChecksIn(*preheader->getParent()))
+  for (llvm::CallInst* call : guardsOnly ? std::vector<llvm::CallInst*>() : rangeChecksIn(*preheader->getParent()))
     if (!loop.contains(call) && dominators.dominates(call, preheader->getTerminator()) &&
         std::any_of(call->user_begin(), call->user_end(), [&](llvm::User* u) {
           return llvm::isa<llvm::Instruction>(u) && loop.contains(llvm::cast<llvm::Instruction>(u));
         }))
       invariantChecks.push_back(call);
-  if (checks.empty() && invariantChecks.empty()) return false;
+  std::vector<llvm::ICmpInst*> guards;
+  if (withGuards) guards = guardsIn(loop);
+  if (checks.empty() && invariantChecks.empty() && guards.empty()) return false;
   // Values of the loop used after it leave through the exit's phis (LCSSA), which then take the
   // copy's values too; other uses would need phis made for them.
   for (llvm::BasicBlock* bb : loop.blocks())
@@ -1536,6 +1582,13 @@ bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& d
       require(holds);
       eliminated.push_back(call);
     }
+  std::vector<llvm::ICmpInst*> settled;  // guards true throughout
+  if (backedges)
+    for (llvm::ICmpInst* guard : guards)
+      if (llvm::Value* holds = guardHoldsThroughout(guard, loop, scev, predicated, expander, backedges)) {
+        require(holds);
+        settled.push_back(guard);
+      }
   if (!condition) return giveUp();
   if (fewIterations) require(fewIterations);
   const llvm::SCEVPredicate& noWrap = predicated.getPredicate();
@@ -1577,20 +1630,38 @@ bool versionLoop(llvm::Loop& loop, llvm::LoopInfo& loops, llvm::DominatorTree& d
   for (llvm::CallInst* call : invariantChecks)
     for (llvm::BasicBlock* bb : fast->blocks())
       for (auto& inst : *bb) inst.replaceUsesOfWith(call, llvm::ConstantInt::getTrue(ctx));
+  for (llvm::ICmpInst* guard : settled) {
+    auto* copy = llvm::cast<llvm::ICmpInst>(map[guard]);
+    copy->replaceAllUsesWith(llvm::ConstantInt::getTrue(ctx));
+    copy->eraseFromParent();
+  }
   return true;
 }
 
 }  // namespace
 
+llvm::PreservedAnalyses DropHookSlotLifetimesPass::run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+  std::vector<llvm::Instruction*> markers;
+  for (llvm::Instruction& inst : llvm::instructions(f))
+    if (auto* intrinsic = llvm::dyn_cast<llvm::IntrinsicInst>(&inst); intrinsic && intrinsic->isLifetimeStartOrEnd())
+      if (auto* slot = llvm::dyn_cast<llvm::AllocaInst>(intrinsic->getArgOperand(1)->stripPointerCasts());
+          slot && slot->hasMetadata(kHookSlotKind))
+        markers.push_back(intrinsic);
+  for (llvm::Instruction* marker : markers) marker->eraseFromParent();
+  return markers.empty() ? llvm::PreservedAnalyses::all() : llvm::PreservedAnalyses::none();
+}
+
 llvm::PreservedAnalyses RangeCheckVersioningPass::run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses) {
-  if (rangeChecksIn(f).empty()) return llvm::PreservedAnalyses::all();
+  if (rangeChecksIn(f).empty() && !(guardsIn && guardsIn(f))) return llvm::PreservedAnalyses::all();
   auto& loops = analyses.getResult<llvm::LoopAnalysis>(f);
   auto& dominators = analyses.getResult<llvm::DominatorTreeAnalysis>(f);
   auto& scev = analyses.getResult<llvm::ScalarEvolutionAnalysis>(f);
   std::vector<llvm::Loop*> innermost;
   for (llvm::Loop* l : loops.getLoopsInPreorder())
     if (l->isInnermost() && (!mayVersion || mayVersion(*l))) innermost.push_back(l);
-  for (llvm::Loop* l : innermost) versionLoop(*l, loops, dominators, scev, f.getParent()->getDataLayout());
+  const bool withGuards = guardsIn && guardsIn(f);
+  for (llvm::Loop* l : innermost)
+    versionLoop(*l, loops, dominators, scev, f.getParent()->getDataLayout(), withGuards, guardsOnly);
   for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
   return llvm::PreservedAnalyses::none();
 }

@@ -176,8 +176,26 @@ void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& vari
 struct RangeCheckVersioningPass : llvm::PassInfoMixin<RangeCheckVersioningPass> {
   // Which innermost loops may be versioned (all when empty).
   std::function<bool(const llvm::Loop&)> mayVersion;
+  // In which functions the loops' own tests of a counter against a bound (`if (gid < n)` in a loop
+  // over threads) join the condition too, where they hold on the first and the last iteration: the
+  // copy runs without them, which the loop vectoriser then takes without masks (masked loads and
+  // stores cost an element-wise add 3x on AMD's Zen 4). None when empty.
+  std::function<bool(const llvm::Function&)> guardsIn;
+  // Only those tests: a second run after LICM, for checked builds, where the bound (`constant
+  // uint& n`) is read behind its own check in the loop until the first run's copy frees it.
+  bool guardsOnly = false;
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses);
 };
+// The slot a checked store's value is passed to its hook in (instrumentMemoryAccesses) escapes to
+// the hook, so the lifetime markers the inliner puts around it count as writes to memory anything
+// may point to: they keep loads from leaving a loop (LICM) even where the copy without checks no
+// longer uses the slot. This drops them (the slot is written before each use and read only by the
+// hook call right after).
+constexpr const char* kHookSlotKind = "mslsim.hook_slot";
+struct DropHookSlotLifetimesPass : llvm::PassInfoMixin<DropHookSlotLifetimesPass> {
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses);
+};
+
 // Writes out the compare each hook::kInRange call stands for (what the pass above leaves, in
 // functions it did not see).
 void lowerRangeChecks(llvm::Module& module);

@@ -15,6 +15,7 @@
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/Scalar/DCE.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/Scalar/LICM.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
@@ -128,13 +129,29 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
   llvm::OptNoneInstrumentation skipOptNone(/*DebugLogging=*/false);
   skipOptNone.registerCallbacks(instrumentations);
   llvm::PassBuilder pb(&tm, tuning, std::nullopt, &instrumentations);
-  if (instrument)
-    pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& passes, llvm::OptimizationLevel) {
-      passes.addPass(RangeCheckVersioningPass());
-      // The copy's checks are constants now: fold the branches to their slow paths away.
+  // Loops over a threadgroup's threads are versioned on their checks (checked builds) and on the
+  // kernel's own `if (gid < n)` (all builds), each where it holds for the first and last thread.
+  auto threadLoops = [](const llvm::Function& f) { return f.getName().startswith(kThreadLoopPrefix); };
+  pb.registerVectorizerStartEPCallback([threadLoops, checked = bool(instrument)](llvm::FunctionPassManager& passes,
+                                                                                 llvm::OptimizationLevel) {
+    RangeCheckVersioningPass versioning;
+    versioning.guardsIn = threadLoops;
+    passes.addPass(std::move(versioning));
+    // The copy's checks and guards are constants now: fold their branches away.
+    passes.addPass(llvm::InstCombinePass());
+    passes.addPass(llvm::SimplifyCFGPass());
+    if (checked) {
+      // Reads the copy no longer checks leave the loop, and a guard on them can go too.
+      passes.addPass(DropHookSlotLifetimesPass());
+      passes.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LICMPass(llvm::LICMOptions()), /*UseMemorySSA=*/true));
+      RangeCheckVersioningPass guards;
+      guards.guardsIn = threadLoops;
+      guards.guardsOnly = true;
+      passes.addPass(std::move(guards));
       passes.addPass(llvm::InstCombinePass());
       passes.addPass(llvm::SimplifyCFGPass());
-    });
+    }
+  });
   // libm calls the vectoriser may replace by glibc's libmvec variant for the host (4 lanes SSE, 8
   // AVX2 or 16 AVX-512), which is within MSL's precise-math error bounds (checked by
   // tests/conformance); every other call is sent to it after optimisation (useOneVectorMathVariant).
