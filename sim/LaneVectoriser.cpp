@@ -1252,21 +1252,23 @@ class LaneVectoriser {
   // addresses and pointers in arrays, the lanes as a bit mask; kLanesAccess answers with the mask
   // of lanes whose access may go ahead. One call where a loop over the lanes would put four blocks
   // per access into a function the register allocator then takes seconds over.
+  llvm::AllocaInst* hookAddresses_ = nullptr;
+  llvm::AllocaInst* hookPointers_ = nullptr;
   bool emitLanesHook(llvm::CallBase& call, llvm::Value* mask, const char* lanesHook) {
     llvm::Value* size = call.getArgOperand(1);
     llvm::Value* site = call.getArgOperand(2);
     if (isVarying(size) || isVarying(site)) return fail("a check of a lane-varying size");
-    auto lanesArray = [&](llvm::Value* v) -> llvm::Value* {
+    // Two arrays for every call site of the function (each is read only during its call).
+    auto lanesArray = [&](llvm::Value* v, llvm::AllocaInst*& slot) -> llvm::Value* {
       if (llvm::isa<llvm::ConstantPointerNull>(v)) return v;
-      llvm::Type* array = llvm::ArrayType::get(ptr(), kLanes);
-      llvm::IRBuilder<> entry(&*g_->getEntryBlock().getFirstInsertionPt());
-      llvm::AllocaInst* slot = entry.CreateAlloca(array);
+      if (!slot)
+        slot = llvm::IRBuilder<>(&*g_->getEntryBlock().getFirstInsertionPt()).CreateAlloca(llvm::ArrayType::get(ptr(), kLanes));
       // The array's alignment, not the vector's (a <32 x ptr> would claim 256 bytes).
       b_->CreateAlignedStore(isVarying(v) ? vec(v) : b_->CreateVectorSplat(kLanes, scalar(v)), slot, slot->getAlign());
       return slot;
     };
-    llvm::Value* addresses = lanesArray(call.getArgOperand(0));
-    llvm::Value* pointers = lanesArray(call.getArgOperand(3));
+    llvm::Value* addresses = lanesArray(call.getArgOperand(0), hookAddresses_);
+    llvm::Value* pointers = lanesArray(call.getArgOperand(3), hookPointers_);
     auto* type = llvm::FunctionType::get(call.getType()->isVoidTy() ? llvm::Type::getVoidTy(ctx_) : i32(),
                                          {ptr(), i64(), i32(), ptr(), i32()}, false);
     llvm::CallInst* r = b_->CreateCall(module_.getOrInsertFunction(lanesHook, type),
