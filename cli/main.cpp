@@ -508,8 +508,8 @@ int main(int argc, char** argv) {
   runCmd->add_option("--schedule", run.schedule,
                      "in-order | reverse | random[:SEED]: the order threads run between synchronisation points");
   runCmd->add_option("--simd-lanes", run.simdLanes,
-                     "vector (default) | threads: unchecked kernels with SIMD-group functions run each SIMD-group's "
-                     "lanes as vector lanes, or every thread on its own")
+                     "vector (default) | threads: kernels with barriers or SIMD-group functions run each "
+                     "SIMD-group's lanes as vector lanes (unchecked or default checks, in-order), or every thread on its own")
       ->check(CLI::IsMember({"vector", "threads"}));
   runCmd->add_option("--watch", run.watch, "print every access to one element: NAME[INDEX] or buffer:N[INDEX]");
   runCmd->add_option("--trace", run.trace, "write a Chrome trace-event JSON (open it in Perfetto)");

@@ -124,9 +124,10 @@ struct DispatchOptions {
                         // uninit are checked, so that reports name the same threads every run)
   CheckSet checks;       // default: bounds, sync
   Schedule schedule;
-  // Unchecked kernels with SIMD-group functions run each SIMD-group's lanes as vector lanes when
-  // the JIT could vectorise them (`--simd-lanes vector`, the default); false runs every thread on
-  // its own (`--simd-lanes threads`), the path checked runs and other schedules take.
+  // Kernels with barriers or SIMD-group functions run each SIMD-group's lanes as vector lanes when
+  // the JIT could vectorise them (`--simd-lanes vector`, the default), unchecked or under checks
+  // whose answer depends on the access alone (bounds, sync), in the default order; false runs
+  // every thread on its own (`--simd-lanes threads`), the path the other checks and schedules take.
   bool vectorLanes = true;
   std::string watch;      // `--watch` element, printed through `log`
   std::string traceFile;  // `--trace` output
