@@ -1316,7 +1316,6 @@ std::vector<llvm::CallInst*> rangeChecksIn(llvm::Function& f) {
 // an access reaches follows from the counter's: i stays in [start, n - 1].
 struct Counter {
   llvm::BinaryOperator* increment;
-  llvm::PHINode* phi;
   llvm::Value *start, *step, *bound;
   bool isSigned;
   bool mayWrap;  // unsigned, without `nuw`
@@ -1372,7 +1371,7 @@ std::optional<Counter> countingLoop(llvm::Loop& loop) {
     return std::nullopt;
   llvm::Value* step = increment->getOperand(1);
   if (increment->getOperand(0) != phi || !loop.isLoopInvariant(step)) return std::nullopt;
-  return Counter{increment, phi, phi->getIncomingValueForBlock(preheader), step, bound, isSigned,
+  return Counter{increment, phi->getIncomingValueForBlock(preheader), step, bound, isSigned,
                  !isSigned && !increment->hasNoUnsignedWrap()};
 }
 
