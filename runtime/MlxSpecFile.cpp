@@ -48,6 +48,8 @@ std::array<int64_t, 3> triple(const JsonFields& spec, const char* key) {
 
 // A Python-like scalar becomes a 0-d array with MLX's conversion rules unless a dtype is given.
 HostArray scalarInput(const json& value, const json* dtype, const std::string& field) {
+  if (!value.is_number() && !value.is_boolean())
+    throw Error(field + ": 'scalar' must be a number or a boolean, not " + JsonFields::typeName(value));
   DType d;
   if (dtype) {
     d = dtypeField(*dtype, field + ".dtype");
@@ -57,10 +59,8 @@ HostArray scalarInput(const json& value, const json* dtype, const std::string& f
     int64_t v = value.get<int64_t>();
     d = v >= std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max() ? DType::Int32
                                                                                                : DType::Int64;
-  } else if (value.is_number()) {
-    d = DType::Float32;
   } else {
-    throw Error(field + ": 'scalar' must be a number or a boolean, not " + JsonFields::typeName(value));
+    d = DType::Float32;
   }
   HostArray a = HostArray::filled(d, 1, value.is_boolean() ? double(value.get<bool>()) : value.get<double>());
   a.shape.clear();

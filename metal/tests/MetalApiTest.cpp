@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <string>
@@ -246,53 +247,69 @@ kernel void scale(device float* data [[buffer(0)]], constant float& factor [[buf
 // is let go after waitUntilCompleted returns: letting it go may take a lock the waiting thread
 // holds. MLX's Python arrays do, taking the GIL a Python thread keeps while it waits.
 TEST_F(MetalApi, WhatACommandBufferHoldsIsReleasedAfterItsWaitersGo) {
-  std::mutex interpreter;  // stands for the GIL
+  // On the heap: the releaser thread may still be inside the destructors below when they have
+  // said they are done.
+  struct Interpreter {
+    std::mutex lock;  // stands for the GIL
+    std::atomic<int> released{0};
+  };
+  auto interpreter = std::make_shared<Interpreter>();
   struct TakesTheLock {
-    std::mutex* lock;
-    ~TakesTheLock() { std::lock_guard<std::mutex> hold(*lock); }
+    std::shared_ptr<Interpreter> interpreter;
+    explicit TakesTheLock(std::shared_ptr<Interpreter> i) : interpreter(std::move(i)) {}
+    ~TakesTheLock() {
+      { std::lock_guard<std::mutex> hold(interpreter->lock); }
+      ++interpreter->released;
+    }
   };
   size_t page = size_t(sysconf(_SC_PAGESIZE));
   void* memory = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   ASSERT_NE(memory, MAP_FAILED);
-  std::atomic<bool> deallocated{false};
   auto state = pipeline(kScale, "scale");
   MTL::CommandBuffer* cb = queue_->commandBuffer();
   {
     auto data = NS::TransferPtr(device_->newBuffer(memory, page, MTL::ResourceStorageModeShared,
-                                                   [&](void* p, NS::UInteger length) {
-                                                     std::lock_guard<std::mutex> hold(interpreter);
+                                                   [interpreter](void* p, NS::UInteger length) {
+                                                     { std::lock_guard<std::mutex> hold(interpreter->lock); }
                                                      munmap(p, length);
-                                                     deallocated = true;
+                                                     ++interpreter->released;
                                                    }));
     encodeScale(cb, state.get(), data.get(), 2.0f);
-    auto captured = std::make_shared<TakesTheLock>(TakesTheLock{&interpreter});
+    auto captured = std::make_shared<TakesTheLock>(interpreter);
     cb->addCompletedHandler([captured](MTL::CommandBuffer*) {});
   }  // the command buffer now holds the last references to both
   {
-    std::lock_guard<std::mutex> hold(interpreter);
+    std::lock_guard<std::mutex> hold(interpreter->lock);
     cb->commit();
     cb->waitUntilCompleted();  // hangs if the buffer lets go of them before its waiters go
     EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   }
-  for (int i = 0; i < 1000 && !deallocated; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  EXPECT_TRUE(deallocated);
+  for (int i = 0; i < 1000 && interpreter->released < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(interpreter->released, 2) << "the buffer's memory and the handler's captures are both let go";
 }
 
 // The same, for a wait on a later command buffer of the queue: what the first one held must not
 // be let go on the queue's thread, where it would hold up the second (MLX's test_zero_copy hung:
 // the first buffer's handler released a Python array, which wanted the GIL the waiting thread kept).
 TEST_F(MetalApi, WhatACommandBufferHoldsDoesNotHoldUpTheNextOne) {
-  std::timed_mutex interpreter;  // stands for the GIL
-  std::atomic<bool> gaveUp{false};
+  // What the captures' destructor uses lives on the heap with them: it runs on the queue's
+  // releaser thread, which may come to it after this test has returned.
+  struct Interpreter {
+    std::timed_mutex lock;  // stands for the GIL
+    std::atomic<bool> gaveUp{false};
+    std::atomic<bool> released{false};
+  };
+  auto interpreter = std::make_shared<Interpreter>();
   struct TakesTheLock {
-    std::timed_mutex* lock;
-    std::atomic<bool>* gaveUp;
+    std::shared_ptr<Interpreter> interpreter;
+    explicit TakesTheLock(std::shared_ptr<Interpreter> i) : interpreter(std::move(i)) {}
     ~TakesTheLock() {
       // Gives up after 20 s, so that the bug fails the test instead of hanging it.
-      if (lock->try_lock_for(std::chrono::seconds(20)))
-        lock->unlock();
+      if (interpreter->lock.try_lock_for(std::chrono::seconds(20)))
+        interpreter->lock.unlock();
       else
-        *gaveUp = true;
+        interpreter->gaveUp = true;
+      interpreter->released = true;
     }
   };
   auto state = pipeline(kScale, "scale");
@@ -302,19 +319,23 @@ TEST_F(MetalApi, WhatACommandBufferHoldsDoesNotHoldUpTheNextOne) {
   encodeScale(first, state.get(), data.get(), 2.0f);
   encodeScale(second, state.get(), data.get(), 2.0f);
   {
-    auto captured = std::make_shared<TakesTheLock>(TakesTheLock{&interpreter, &gaveUp});
+    auto captured = std::make_shared<TakesTheLock>(interpreter);
     first->addCompletedHandler([captured](MTL::CommandBuffer*) {});
   }  // the first buffer now holds the last reference
   {
-    std::lock_guard<std::timed_mutex> hold(interpreter);
+    std::lock_guard<std::timed_mutex> hold(interpreter->lock);
     first->commit();
     second->commit();
     second->waitUntilCompleted();
-    EXPECT_FALSE(gaveUp) << "the second buffer waited for the first one's captures to be released";
+    EXPECT_FALSE(interpreter->gaveUp) << "the second buffer waited for the first one's captures to be released";
     EXPECT_EQ(second->status(), MTL::CommandBufferStatusCompleted);
   }
   const float* out = static_cast<const float*>(data->contents());
   EXPECT_EQ(out[0], 4.0f);  // both ran: 1 * 2 * 2
+  // The captures are let go once the lock is free; the pipeline and buffer they ran with must
+  // still be alive then.
+  for (int i = 0; i < 4000 && !interpreter->released; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(interpreter->released);
 }
 
 TEST_F(MetalApi, TwoQueuesOrderedByASharedEventAndACpuWait) {
