@@ -1294,7 +1294,13 @@ void lowerRangeCheck(llvm::CallInst* call) {
   llvm::IRBuilder<> b(call);
   llvm::Value *address = call->getArgOperand(0), *size = call->getArgOperand(1);
   llvm::Value *begin = call->getArgOperand(2), *end = call->getArgOperand(3);
-  llvm::Value* inside = b.CreateAnd(b.CreateICmpUGE(address, begin), b.CreateICmpULE(b.CreateAdd(address, size), end));
+  // begin <= address && address + size <= end as one unsigned compare of the address's offset
+  // (an address below begin wraps around to a large offset) against a limit that depends on the
+  // range alone, so that it leaves loops: where address + size could not fit, the limit is 0.
+  llvm::Value* span = b.CreateSub(end, begin);
+  llvm::Value* limit = b.CreateSelect(b.CreateICmpUGE(span, size), b.CreateAdd(b.CreateSub(span, size), b.getInt64(1)),
+                                      b.getInt64(0));
+  llvm::Value* inside = b.CreateICmpULT(b.CreateSub(address, begin), limit);
   call->replaceAllUsesWith(inside);
   call->eraseFromParent();
 }

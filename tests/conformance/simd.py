@@ -20,8 +20,9 @@ only (MSL4 §6.9.2: a thread may only read from active threads). A result that r
 not compared. Lanes that do not call the function are checked to leave their output untouched.
 
 Exactness: integer results exact (wrap-around in the element type). Floating-point reductions and
-prefix operations: mslsim combines the active lanes in lane order 0..31 (simd.h), and the reference
-does the same, rounding after every operation to the element type (float32, float16, bfloat16), so
+prefix operations: mslsim combines the active lanes of sums and products pairwise (lanes 0-15 with
+16-31, each half the same way down to pairs; an inactive lane counts as the identity) and of the
+other functions in lane order 0..31 (simd.h), and the reference does the same, rounding after every operation to the element type (float32, float16, bfloat16), so
 results are compared exactly (bit patterns, sign of zero included). Inputs avoid NaN and zero (min/max
 of NaN/±0 are not specified beyond metal::min/max) and products use values near 1 so nothing
 overflows (signed overflow would be undefined in the C++ the simulator runs).
@@ -202,7 +203,20 @@ def ref_group(f, A, vals, fills, sls, pred, active, a, b):
         def get(l):
             return vals[l] if 0 <= l < 32 and active[l] else None
 
-        if kind == "red":
+        if kind == "red" and f["op"] in ("sum", "product"):
+            # Pairwise: lanes [b, b + n) as the first half's result with the second half's, an
+            # inactive lane contributing the identity (-0.0 leaves every float sum as it is).
+            ident = (-0.0 if A.kind == "f" else 0) if f["op"] == "sum" else 1
+
+            def pairwise(b, n):
+                if n == 1:
+                    return vals[b] if active[b] else (ident,) * W
+                return tuple(A.op(f["op"], x, y) for x, y in zip(pairwise(b, n // 2), pairwise(b + n // 2, n // 2)))
+
+            acc = pairwise(base, G)
+            for l in lanes:
+                out[l] = acc
+        elif kind == "red":
             acc = vals[lanes[0]]
             for l in lanes[1:]:
                 acc = tuple(A.op(f["op"], x, y) for x, y in zip(acc, vals[l]))

@@ -80,6 +80,24 @@ METAL_FUNC T __reduce(const T& x, Op op, const char* f, unsigned l, unsigned c) 
     if (L.active(i)) { acc = first ? L.v[i] : T(op(acc, L.v[i])); first = false; }
   return acc;
 }
+// Sums and products combine the lanes pairwise: the lanes [b, b + N) as the first half's result
+// with the second half's, down to pairs of lanes, an inactive lane contributing the operation's
+// identity. Five levels of independent operations where lane order chained 31, and the same bits
+// in every lane and on every path. Written as recursion, not as an array and loops: the
+// vector-lane path keeps each lane's own copy of a local array (LaneVectoriser.h).
+template <unsigned N, class T, class Op>
+METAL_FUNC T __pairwise(const __lanes<T>& L, unsigned b, const T& identity, Op op) {
+  if constexpr (N == 1)
+    return L.active(b) ? L.v[b] : identity;
+  else
+    return T(op(__pairwise<N / 2>(L, b, identity, op), __pairwise<N / 2>(L, b + N / 2, identity, op)));
+}
+template <unsigned G, class T, class Op>
+METAL_FUNC T __reduce_pairwise(const T& x, T identity, Op op, const char* f, unsigned l, unsigned c) {
+  __MSLSIM_LANES(T, L);
+  __exchange(L, x, f, l, c);
+  return __pairwise<G>(L, L.me & ~(G - 1), identity, op);
+}
 template <unsigned G, bool Inclusive, class T, class Op>
 METAL_FUNC T __prefix(const T& x, T identity, Op op, const char* f, unsigned l, unsigned c) {
   __MSLSIM_LANES(T, L);
@@ -178,9 +196,9 @@ struct quad_vote {
 // ---------------------------------------------------------------- public functions (simd_ and quad_)
 #define __MSLSIM_GROUP_FUNCS(P, G)                                                                   \
   template <class X, class T = __vec_of<X>> METAL_FUNC T P##sum(const X& x, __MSLSIM_LOC_PARAMS) {    \
-    return __reduce<G>(T(x), __op_add(), __MSLSIM_LOC); }                                            \
+    return __reduce_pairwise<G>(T(x), T(-0.0f), __op_add(), __MSLSIM_LOC); }                                    \
   template <class X, class T = __vec_of<X>> METAL_FUNC T P##product(const X& x, __MSLSIM_LOC_PARAMS) {\
-    return __reduce<G>(T(x), __op_mul(), __MSLSIM_LOC); }                                            \
+    return __reduce_pairwise<G>(T(x), T(1), __op_mul(), __MSLSIM_LOC); }                                            \
   template <class X, class T = __vec_of<X>> METAL_FUNC T P##min(const X& x, __MSLSIM_LOC_PARAMS) {    \
     return __reduce<G>(T(x), __op_min(), __MSLSIM_LOC); }                                            \
   template <class X, class T = __vec_of<X>> METAL_FUNC T P##max(const X& x, __MSLSIM_LOC_PARAMS) {    \
