@@ -20,6 +20,7 @@
 #include <llvm/Analysis/CFG.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/PostDominators.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
@@ -1310,13 +1311,26 @@ class LaneVectoriser {
       llvm::Type* t = b_->getIntNTy(8 * chunk);
       llvm::Type* w = llvm::FixedVectorType::get(t, kLanes);
       llvm::Value* laneOffsets = b_->CreateMul(lanes64_, b_->CreateVectorSplat(kLanes, b_->getInt64(bytes)));
+      // A value of the lanes' own (the standard library passes a local copy): every lane's slot
+      // exists, so it is read and, side by side in the buffer, written for all lanes at once. An
+      // inactive lane's word is never read back (__lanes::at and active() test the mask), and
+      // whole-vector accesses let LLVM forward the lanes' values to the reads of single lanes
+      // that follow (`simd_sum`'s pairs) instead of going through memory.
+      const bool ownValue = llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(call.getArgOperand(0)));
       for (uint64_t at = 0; at < bytes; at += chunk) {
         llvm::Value* sources = b_->CreateGEP(b_->getInt8Ty(), from, b_->getInt64(at));
         llvm::Value* values = consecutively(
-            sources, t, [&](llvm::Value* first) { return b_->CreateMaskedLoad(w, first, llvm::Align(chunk), mask); },
+            sources, t,
+            [&](llvm::Value* first) -> llvm::Value* {
+              if (ownValue && bytes == chunk) return b_->CreateAlignedLoad(w, first, llvm::Align(chunk));
+              return b_->CreateMaskedLoad(w, first, llvm::Align(chunk), mask);
+            },
             [&] { return b_->CreateMaskedGather(w, sources, llvm::Align(chunk), mask); });
         if (bytes == chunk) {  // the lanes' values side by side: one vector store
-          b_->CreateMaskedStore(values, base, llvm::Align(chunk), mask);
+          if (ownValue)
+            b_->CreateAlignedStore(values, base, llvm::Align(chunk));
+          else
+            b_->CreateMaskedStore(values, base, llvm::Align(chunk), mask);
           continue;
         }
         llvm::Value* targets =
