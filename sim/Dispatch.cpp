@@ -57,10 +57,12 @@ void workerMain(DispatchState& state) {
   for (auto& o : observers) listening.push_back(o.get());
   scheduler.setObservers(std::move(observers));
   uint64_t total = state.geometry.totalThreadgroups();
-  // Threadgroups are taken a few at a time: one shared counter per threadgroup costs more than a
-  // small threadgroup's work when the workers contend for it. Batches stay small enough to share
-  // the work evenly.
-  uint64_t batch = std::clamp<uint64_t>(total / (64 * std::max(1u, state.workers)), 1, 16);
+  // Threadgroups are taken a run at a time: one shared counter per threadgroup costs more than a
+  // small threadgroup's work when the workers contend for it, and a worker that streams through
+  // memory does it faster in long runs of its own (an element-wise add over 65,536 threadgroups
+  // of 256: 10.3 ms on two workers taking 16 at a time, 7.4 taking 128, 7.3 on one worker).
+  // Each worker still gets 64 runs or more, to share the work evenly.
+  uint64_t batch = std::clamp<uint64_t>(total / (64 * std::max(1u, state.workers)), 1, 256);
   while (!state.cancelled) {
     uint64_t first = state.nextGroup.fetch_add(batch);
     if (first >= total || state.stops(first)) break;
