@@ -359,6 +359,18 @@ void ThreadgroupScheduler::reportFault(Size3 group) {
   std::string who = current_ ? describeThread(*current_, group)
                              : "a thread of threadgroup (" + std::to_string(group[0]) + "," + std::to_string(group[1]) +
                                    "," + std::to_string(group[2]) + ")";
+  if (current_ && current_->threads > 1) {
+    // A SIMD-group run as vector lanes: the fault is one lane's, and which one the signal does
+    // not say. Naming the first lane would name a thread that may have done nothing wrong.
+    uint32_t last = current_->linear + current_->threads - 1;
+    auto position = [](Size3 p) {
+      return "(" + std::to_string(p[0]) + "," + std::to_string(p[1]) + "," + std::to_string(p[2]) + ")";
+    };
+    Size3 lastLocal{last % groupSize_[0], last / groupSize_[0] % groupSize_[1], last / (groupSize_[0] * groupSize_[1])};
+    who = "one of threads " + position(current_->local) + " to " + position(lastLocal) + " of threadgroup " +
+          position(group) + " (SIMD-group " + std::to_string(current_->linear / kSimdWidth) +
+          ", whose lanes ran as one vector program; the per-thread path names the thread)";
+  }
   char address[32];
   std::snprintf(address, sizeof address, "%p", tFault.address);
   Finding f{Finding::Severity::Error, "", "", {}};
