@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Conformance sweep of the SIMD-group and quad-group functions (msl-inventory.md §3.12, §3.13).
 
-Usage: /usr/bin/python3 tests/conformance/simd.py PATH_TO_MSLSIM [--filter TEXT] [--verbose] [--keep DIR]
+Usage: /usr/bin/python3 tests/conformance/simd.py PATH_TO_MSLSIM [--filter TEXT] [--types T,...] [--verbose] [--keep DIR]
 Exit status 1 on any failure, an XFAIL that passes, a kernel that does not compile, or a finding of
 the checked run.
 
@@ -529,13 +529,16 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
 
 
 def main():
-    opt, tmp, t0 = sweep.arguments("simd", "only element types / function names containing TEXT")
+    opt, tmp, t0 = sweep.arguments("simd", "only element types / function names containing TEXT",
+                                   types=[t for t, _ in TYPES] + ["bool"])
     rng = np.random.default_rng(RNG_SEED)
     problems = []
     results = {}     # (func, type, pattern) -> [checked, failed, details, xfail]
     for tname, _ in TYPES + [("bool", 1)]:
         funcs = BFUNCS if tname == "bool" else [f for f in FUNCS if applies(f, tname)]
         funcs = [f for f in funcs if opt.filter in f["name"] or opt.filter in tname]
+        if opt.types and tname not in opt.types:
+            continue
         if not funcs:
             continue
         rows, probs, info = run_type(opt.mslsim, tname, funcs, rng, tmp, opt)
