@@ -29,6 +29,7 @@
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/ProfDataUtils.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
@@ -824,9 +825,10 @@ class LaneVectoriser {
     llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx_, bb.getName(), g_);
     llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, bb.getName() + ".next", g_);
     llvm::BranchInst* enter = b_->CreateCondBr(any(mask), body, next);
-    // A check's slow path (its hook call) is rare: said so, the register allocator keeps the
-    // spills around the call, which clobbers every vector register, on that path.
-    if (isSlowPath(bb))
+    // A block the scalar code marks as rare (a check's slow path, with its hook call) stays so:
+    // the register allocator then keeps the spills around the call, which clobbers every vector
+    // register, on that path instead of on every access's fast path.
+    if (isRare(bb))
       enter->setMetadata(llvm::LLVMContext::MD_prof, llvm::MDBuilder(ctx_).createBranchWeights(1, 1 << 20));
     b_->SetInsertPoint(body);
     for (llvm::Instruction& inst : bb) {
@@ -840,11 +842,19 @@ class LaneVectoriser {
     return true;
   }
 
-  static bool isSlowPath(const llvm::BasicBlock& bb) {
-    for (const llvm::Instruction& inst : bb)
-      if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
-        if (named(*call, hook::kAccess) || named(*call, hook::kPrivateOverrun)) return true;
-    return false;
+  // Whether every branch into `bb` takes it at most once in 1024 by its weights (!prof).
+  static bool isRare(const llvm::BasicBlock& bb) {
+    if (llvm::pred_empty(&bb)) return false;
+    for (const llvm::BasicBlock* from : llvm::predecessors(&bb)) {
+      auto* branch = llvm::dyn_cast<llvm::BranchInst>(from->getTerminator());
+      uint64_t taken, notTaken;
+      if (!branch || !branch->isConditional() || branch->getSuccessor(0) == branch->getSuccessor(1) ||
+          !llvm::extractBranchWeights(*branch, taken, notTaken))
+        return false;
+      if (branch->getSuccessor(1) == &bb) std::swap(taken, notTaken);
+      if (taken * 1024 > notTaken) return false;
+    }
+    return true;
   }
 
   void addLanes(llvm::BasicBlock* to, llvm::Value* lanes) { addLanes(*b_, to, lanes); }

@@ -81,6 +81,13 @@ void ThreadgroupScheduler::writeBuiltins(SimThread& t, Size3 group, Size3 groupS
   }
 }
 
+namespace {
+// "(x,y,z)", as reports write positions.
+std::string positionText(Size3 p) {
+  return "(" + std::to_string(p[0]) + "," + std::to_string(p[1]) + "," + std::to_string(p[2]) + ")";
+}
+}  // namespace
+
 void ThreadgroupScheduler::run(Size3 group) {
   Size3 size = dispatch_.geometry.threadgroupSize(group);
   uint32_t count = size[0] * size[1] * size[2];
@@ -356,20 +363,19 @@ size_t belowThisThreadsStack(const void* address) {
 
 void ThreadgroupScheduler::reportFault(Size3 group) {
   enter();  // a checked thread loop knows the thread that faulted
-  std::string who = current_ ? describeThread(*current_, group)
-                             : "a thread of threadgroup (" + std::to_string(group[0]) + "," + std::to_string(group[1]) +
-                                   "," + std::to_string(group[2]) + ")";
-  if (current_ && current_->threads > 1) {
+  std::string who;
+  if (!current_) {
+    who = "a thread of threadgroup " + positionText(group);
+  } else if (current_->threads > 1) {
     // A SIMD-group run as vector lanes: the fault is one lane's, and which one the signal does
     // not say. Naming the first lane would name a thread that may have done nothing wrong.
     uint32_t last = current_->linear + current_->threads - 1;
-    auto position = [](Size3 p) {
-      return "(" + std::to_string(p[0]) + "," + std::to_string(p[1]) + "," + std::to_string(p[2]) + ")";
-    };
     Size3 lastLocal{last % groupSize_[0], last / groupSize_[0] % groupSize_[1], last / (groupSize_[0] * groupSize_[1])};
-    who = "one of threads " + position(current_->local) + " to " + position(lastLocal) + " of threadgroup " +
-          position(group) + " (SIMD-group " + std::to_string(current_->linear / kSimdWidth) +
+    who = "one of threads " + positionText(current_->local) + " to " + positionText(lastLocal) + " of threadgroup " +
+          positionText(group) + " (SIMD-group " + std::to_string(current_->linear / kSimdWidth) +
           ", whose lanes ran as one vector program; the per-thread path names the thread)";
+  } else {
+    who = describeThread(*current_, group);
   }
   char address[32];
   std::snprintf(address, sizeof address, "%p", tFault.address);
@@ -603,9 +609,7 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
 }
 
 std::string ThreadgroupScheduler::describeThread(const SimThread& t, Size3 group) const {
-  return "thread (" + std::to_string(t.local[0]) + "," + std::to_string(t.local[1]) + "," +
-         std::to_string(t.local[2]) + ") of threadgroup (" + std::to_string(group[0]) + "," +
-         std::to_string(group[1]) + "," + std::to_string(group[2]) + ")";
+  return "thread " + positionText(t.local) + " of threadgroup " + positionText(group);
 }
 
 // All threads are at threadgroup barriers or finished. Returns false when the threadgroup is done.
