@@ -242,11 +242,10 @@ class BoundsChecker : public ExecutionObserver {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Races. Byte-granular shadow state per barrier interval: the last writer and the readers of each
-// byte since the last barrier that orders that memory. Conflicts are detected from the recorded
-// accesses, not from the order the simulator happened to run threads in.
+// Races. Shadow state per barrier interval: the last writer and the readers of each word (or byte,
+// where accesses split a word) since the last barrier that orders that memory. Conflicts are
+// detected from the recorded accesses, not from the order the simulator happened to run threads in.
 
-// The layouts have no padding, so that two states compare as memory (see RaceDetector::checkBytes).
 struct ShadowReader {
   uint16_t thread = 0;  // thread + 1; 0: empty
   bool atomic = false;
@@ -254,65 +253,97 @@ struct ShadowReader {
   uint32_t site = 0, simdEpoch = 0;
 };
 
+// The state of a byte, or of the 4 bytes of a word that every access so far touched together.
 struct ByteState {
   uint32_t epoch = 0;
   uint16_t writer = 0;  // thread + 1
   bool writeAtomic = false;
-  uint8_t value = 0;    // what the writer stored, if valueKnown
-  uint32_t writeSite = 0, writeSimdEpoch = 0;
   bool valueKnown = false;
-  uint8_t unused[3] = {};
+  uint32_t value = 0;   // what the writer stored, if valueKnown: 1 byte, or the word's 4
+  uint32_t writeSite = 0, writeSimdEpoch = 0;
   // Two readers are enough to find a conflict with any later writer: the second is kept, where
   // possible, in another SIMD-group than the first (a race there is an error, not a hazard).
   ShadowReader readers[2];
 };
-static_assert(sizeof(ByteState) == 44 && std::has_unique_object_representations_v<ByteState>,
-              "ByteState compares as memory: no padding");
+
+// A 4-byte word: one state while every access of the interval covers the whole word, as float,
+// int and vector elements are accessed (one check per access instead of four, 12 bytes of shadow
+// per byte of memory instead of 44); a ByteState per byte (held apart) from the first access that
+// covers part of it until the next interval.
+struct WordState {
+  ByteState whole;
+  uint32_t splitEpoch = 0;  // the interval in which the word's bytes went their own ways
+};
 
 // Shadow for device memory, allocated a page at a time for the bytes a threadgroup touches.
+// The pages of the running threadgroup are found through an open-addressed table keyed by a hash
+// of the page number: buffers are allocated at aligned addresses, so their pages' numbers agree in
+// the low bits, and a table indexed by those bits (a direct-mapped cache in front of a
+// std::unordered_map, as this was) missed on every access of a kernel that reads two buffers and
+// writes a third. Hand-written: the table is emptied at every threadgroup, which a general hash
+// map does by freeing its nodes.
 template <class Entry>
 class ShadowPages {
  public:
   Entry& at(uintptr_t address) {
     uintptr_t number = address >> kPageBits;
-    CacheSlot& slot = cache_[number % kCacheSlots];
-    if (slot.page && slot.number == number) return slot.page[address & (kPageSize - 1)];  // the usual case
-    auto& page = pages_[number];
-    if (!page) {
-      if (spare_.empty()) {
-        page = std::make_unique<Entry[]>(kPageSize);
-      } else {
-        page = std::move(spare_.back());
-        spare_.pop_back();
-      }
+    size_t mask = slots_.size() - 1;
+    for (size_t i = slotOf(number, mask);; i = (i + 1) & mask) {
+      Slot& slot = slots_[i];
+      if (slot.page && slot.number == number) return slot.page[address & (kPageSize - 1)];  // the usual case
+      if (!slot.page) return claim(i, number)[address & (kPageSize - 1)];
     }
-    slot = {number, page.get()};
-    return page[address & (kPageSize - 1)];
   }
   // Bytes from `address` on that share its page (and so lie next to each other in the shadow).
   static uint64_t samePage(uintptr_t address, uint64_t size) {
     return std::min<uint64_t>(size, kPageSize - (address & (kPageSize - 1)));
   }
   // Forgets every page, keeping their memory for reuse as it is: only for entries that tell stale
-  // contents apart themselves (ByteState's epoch), as zeroing a 4096-entry page per threadgroup
+  // contents apart themselves (their epochs), as zeroing a 4096-entry page per threadgroup
   // cost more than the checks.
   void recycle() {
-    for (auto& [number, page] : pages_) spare_.push_back(std::move(page));
-    pages_.clear();
-    for (auto& slot : cache_) slot = {};
+    for (size_t i : used_) slots_[i] = {};
+    used_.clear();
+    free_ = 0;
   }
 
  private:
-  static constexpr unsigned kPageBits = 12, kCacheSlots = 16;
+  static constexpr unsigned kPageBits = 12;
   static constexpr uint64_t kPageSize = uint64_t(1) << kPageBits;
-  // A direct-mapped cache in front of the map: a kernel touches a few buffers at a time.
-  struct CacheSlot {
+  struct Slot {
     uintptr_t number = 0;
     Entry* page = nullptr;
   };
-  CacheSlot cache_[kCacheSlots];
-  std::unordered_map<uintptr_t, std::unique_ptr<Entry[]>> pages_;
-  std::vector<std::unique_ptr<Entry[]>> spare_;
+  static size_t slotOf(uintptr_t number, size_t mask) { return size_t((number * 0x9E3779B97F4A7C15ull) >> 32) & mask; }
+
+  Entry* claim(size_t i, uintptr_t number) {
+    if (free_ == pages_.size()) pages_.push_back(std::make_unique<Entry[]>(kPageSize));
+    Entry* page = pages_[free_++].get();
+    slots_[i] = {number, page};
+    used_.push_back(i);
+    if (used_.size() * 2 > slots_.size()) grow();
+    return page;
+  }
+  // At most half full: probes stay short.
+  void grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.size() * 2, {});
+    size_t mask = slots_.size() - 1;
+    used_.clear();
+    for (const Slot& s : old) {
+      if (!s.page) continue;
+      size_t i = slotOf(s.number, mask);
+      while (slots_[i].page) i = (i + 1) & mask;
+      slots_[i] = s;
+      used_.push_back(i);
+    }
+  }
+
+  std::vector<Slot> slots_ = std::vector<Slot>(64);
+  std::vector<size_t> used_;                  // the slots in use, for recycle()
+  std::vector<std::unique_ptr<Entry[]>> pages_;  // every page made; [0, free_) are in use
+  size_t free_ = 0;
 };
 
 // An array of zero-initialised entries the size of a buffer, mapped without reserving memory:
@@ -326,7 +357,7 @@ class ZeroedShadow {
     if (p == MAP_FAILED) throw std::bad_alloc();
     // Huge pages where the kernel offers them: a page fault per 4 KiB of shadow cost more than
     // the checks of an element-wise kernel.
-    madvise(p, bytes_, MADV_HUGEPAGE);
+    // madvise(p, bytes_, MADV_HUGEPAGE);
     entries_ = static_cast<Entry*>(p);
   }
   ZeroedShadow(ZeroedShadow&& o) noexcept : entries_(std::exchange(o.entries_, nullptr)), bytes_(o.bytes_) {}
@@ -428,10 +459,14 @@ class RaceDetector : public ExecutionObserver {
 
   void threadgroupBegin(const ThreadIdentity& first, char* arena) override {
     group_ = first;
-    arena_.assign(facts_.arenaBytes, ByteState{});
+    // A new epoch marks every state of the earlier threadgroup stale: only the word states (whose
+    // split marks are epochs too) need sizing.
+    arenaWords_.resize((facts_.arenaBytes + 3) / 4);
+    arenaBytes_.resize(arenaWords_.size() * 4);
     ++tgEpoch_;
-    ++deviceEpoch_;  // a new epoch marks every byte state of the earlier threadgroup stale
-    device_.recycle();
+    ++deviceEpoch_;
+    deviceWords_.recycle();
+    deviceBytes_.recycle();
     simdEpoch_.assign((first.groupSize[0] * first.groupSize[1] * first.groupSize[2] + kSimdWidth - 1) / kSimdWidth, 1);
   }
 
@@ -447,56 +482,69 @@ class RaceDetector : public ExecutionObserver {
   // slots hold plain reads made since their SIMD-groups' last simdgroup_barrier: by any thread
   // when the two readers are in different SIMD-groups, else by the threads of theirs (check()).
   SettledReads threadgroupReadsSettled(uint64_t offset) const override {
-    if (offset + 4 > arena_.size()) return {};
+    if (offset + 4 > facts_.arenaBytes) return {};
+    const WordState& w = arenaWords_[offset / 4];
+    if (w.splitEpoch != tgEpoch_) return settledFor(w.whole);
     SettledReads who{SettledReads::Everyone};
-    for (uint64_t i = offset; i < offset + 4; ++i) {
-      const ByteState& s = arena_[i];
-      const ShadowReader& r0 = s.readers[0];
-      const ShadowReader& r1 = s.readers[1];
-      if (s.epoch != tgEpoch_ || s.writer || !r0.thread || !r1.thread || r0.atomic || r1.atomic) return {};
-      uint32_t g0 = simdgroupOf(r0.thread), g1 = simdgroupOf(r1.thread);
-      if (r0.simdEpoch != simdEpoch_[g0] || r1.simdEpoch != simdEpoch_[g1]) return {};
-      who = who & (g0 != g1 ? SettledReads{SettledReads::Everyone} : SettledReads{SettledReads::Simdgroup, g0});
-    }
+    for (uint64_t i = offset; i < offset + 4; ++i) who = who & settledFor(arenaBytes_[i]);
     return who;
   }
 
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
     reportedThisAccess_ = false;  // one report per access, however many bytes conflict
     if (a.target == MemoryAccess::Target::Threadgroup) {
-      if (a.arenaOffset < arena_.size())
-        checkBytes(thread, a, a.address, &arena_[a.arenaOffset], std::min<uint64_t>(a.size, arena_.size() - a.arenaOffset), tgEpoch_, "threadgroup");
+      if (a.arenaOffset < facts_.arenaBytes)
+        checkRange(thread, a, a.address, a.arenaOffset, std::min<uint64_t>(a.size, facts_.arenaBytes - a.arenaOffset),
+                   tgEpoch_, "threadgroup", [&](uint64_t word) -> WordState& { return arenaWords_[word]; },
+                   [&](uint64_t byte) -> ByteState& { return arenaBytes_[byte]; });
     } else if (a.target == MemoryAccess::Target::Buffer && a.region) {
       const MemoryRegion& r = *a.region;
       uint64_t size = std::min<uint64_t>(a.size, r.end - a.address);  // the bytes past the end are not accessed
-      for (uint64_t i = 0; i < size;) {
-        uint64_t n = ShadowPages<ByteState>::samePage(a.address + i, size - i);
-        checkBytes(thread, a, a.address + i, &device_.at(a.address + i), n, deviceEpoch_, "device");
-        i += n;
-      }
+      // Device shadow is indexed by address: a word by address / 4, a byte by its address.
+      checkRange(thread, a, a.address, a.address, size, deviceEpoch_, "device",
+                 [&](uint64_t word) -> WordState& { return deviceWords_.at(word); },
+                 [&](uint64_t byte) -> ByteState& { return deviceBytes_.at(byte); });
       checkAcrossGroups(thread, a, r, size);
     }
   }
 
  private:
-  // The bytes of one access whose shadow equals its first byte's (but for the byte value a write
-  // left) end the same way: checked once and copied, unless a stored value could decide between
-  // a race and a uniform write. A float access is one check instead of four.
-  void checkBytes(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address, ByteState* bytes, uint64_t n,
-                  uint32_t epoch, const char* space) {
-    if (n == 0) return;
-    ByteState before = bytes[0];
-    check(t, a, bytes[0], epoch, address, space);
-    uint16_t me = uint16_t(t.linear + 1);
-    bool valueMatters = before.epoch == epoch && before.writer && before.writer != me;
-    bool known = isWrite(a.site->op) && !isAtomic(a.site->op) && a.newValue;
-    for (uint64_t i = 1; i < n; ++i) {
-      if (valueMatters || !sameState(bytes[i], before, epoch)) {
-        check(t, a, bytes[i], epoch, address + i, space);
-        continue;
+  // Whether a plain read would leave `s` as it is (threadgroupReadsSettled).
+  SettledReads settledFor(const ByteState& s) const {
+    const ShadowReader& r0 = s.readers[0];
+    const ShadowReader& r1 = s.readers[1];
+    if (s.epoch != tgEpoch_ || s.writer || !r0.thread || !r1.thread || r0.atomic || r1.atomic) return {};
+    uint32_t g0 = simdgroupOf(r0.thread), g1 = simdgroupOf(r1.thread);
+    if (r0.simdEpoch != simdEpoch_[g0] || r1.simdEpoch != simdEpoch_[g1]) return {};
+    return g0 != g1 ? SettledReads{SettledReads::Everyone} : SettledReads{SettledReads::Simdgroup, g0};
+  }
+
+  // The `n` bytes of one access from `address`, whose shadow index (arena offset or address) is
+  // `index`, word by word: a word the access covers whole and whose bytes were not split in this
+  // interval is one check; else the word's bytes are checked one by one, split off the word's
+  // state first.
+  template <class Words, class Bytes>
+  void checkRange(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address, uint64_t index, uint64_t n,
+                  uint32_t epoch, const char* space, const Words& wordAt, const Bytes& byteAt) {
+    for (uint64_t i = 0; i < n;) {
+      uint64_t at = index + i, first = at & 3;
+      uint64_t take = std::min<uint64_t>(4 - first, n - i);
+      WordState& w = wordAt(at / 4);
+      if (w.splitEpoch != epoch) {
+        if (take == 4) {
+          check(t, a, w.whole, epoch, address + i, 4, space);
+          i += 4;
+          continue;
+        }
+        for (unsigned k = 0; k < 4; ++k) {
+          ByteState& b = byteAt(at - first + k);
+          b = w.whole;
+          b.value = w.whole.value >> (8 * k) & 0xff;
+        }
+        w.splitEpoch = epoch;
       }
-      bytes[i] = bytes[0];
-      bytes[i].value = known ? a.newValue[address + i - a.address] : 0;
+      for (uint64_t k = 0; k < take; ++k) check(t, a, byteAt(at + k), epoch, address + i + k, 1, space);
+      i += take;
     }
   }
 
@@ -570,21 +618,11 @@ class RaceDetector : public ExecutionObserver {
     e.split = true;
   }
 
-  // Equal for every check but for the byte value they hold (stale states are all equal). Compared
-  // as memory: comparing field by field made GCC merge narrow fields through the stack, and the
-  // stalled store-to-load forwarding took half the time of a checked GEMM.
-  static bool sameState(const ByteState& x, const ByteState& y, uint32_t epoch) {
-    if (x.epoch != epoch || y.epoch != epoch) return x.epoch != epoch && y.epoch != epoch;
-    constexpr size_t v = offsetof(ByteState, value);
-    auto* p = reinterpret_cast<const char*>(&x);
-    auto* q = reinterpret_cast<const char*>(&y);
-    return std::memcmp(p, q, v) == 0 && std::memcmp(p + v + 1, q + v + 1, sizeof(ByteState) - v - 1) == 0;
-  }
-
   static uint32_t simdgroupOf(uint16_t thread) { return (thread - 1u) / kSimdWidth; }
 
+  // One state for the `bytes` (1 or 4) of the access from `address`.
   void check(const ThreadIdentity& t, const MemoryAccess& a, ByteState& s, uint32_t epoch, uintptr_t address,
-             const char* space) {
+             unsigned bytes, const char* space) {
     if (s.epoch != epoch) s = ByteState{epoch};
     uint16_t me = uint16_t(t.linear + 1);
     bool atomic = isAtomic(a.site->op);
@@ -592,10 +630,15 @@ class RaceDetector : public ExecutionObserver {
     if (isWrite(a.site->op)) {
       // Hooks run before the store; a plain store's bytes come with the access.
       bool known = !atomic && a.newValue;
-      uint8_t value = known ? a.newValue[address - a.address] : 0;
+      uint32_t value = 0;
+      if (known) std::memcpy(&value, a.newValue + (address - a.address), bytes);
       bool sameValue = known && s.valueKnown && s.value == value && !facts_.checks.reportUniformWrites;
-      if (s.writer && s.writer != me && !(atomic && s.writeAtomic) && !sameValue)
-        race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-write", address, space);
+      if (s.writer && s.writer != me && !(atomic && s.writeAtomic) && !sameValue) {
+        // The first byte whose value differs, as a check per byte would name it.
+        uint32_t differs = known && s.valueKnown ? s.value ^ value : 0;
+        race(t, a, s.writer - 1, s.writeSite, s.writeSimdEpoch, "write-write",
+             address + (differs ? __builtin_ctz(differs) / 8 : 0), space);
+      }
       // The reader to blame: one in another SIMD-group first (a race), else a lane of this one.
       const ShadowReader* blamed = nullptr;
       for (auto& r : s.readers)
@@ -728,8 +771,10 @@ class RaceDetector : public ExecutionObserver {
   const DispatchFacts& facts_;
   InterGroupState& inter_;
   ThreadIdentity group_;
-  std::vector<ByteState> arena_;
-  ShadowPages<ByteState> device_;
+  std::vector<WordState> arenaWords_;  // per 4 bytes of threadgroup memory
+  std::vector<ByteState> arenaBytes_;  // per byte, for the split words
+  ShadowPages<WordState> deviceWords_;
+  ShadowPages<ByteState> deviceBytes_;
   uint32_t tgEpoch_ = 0, deviceEpoch_ = 0;
   std::vector<uint32_t> simdEpoch_;
   bool reportedThisAccess_ = false;
