@@ -53,6 +53,10 @@ struct MemoryAccess {
   const ThreadgroupVariable* variable = nullptr;     // a threadgroup variable
   uint64_t arenaOffset = 0;                          // Threadgroup: offset of `address` in the arena
   const uint8_t* newValue = nullptr;  // a store's bytes (observers run before the store happens)
+  // The whole access lies in the allocation its site's pointer comes from (SiteAllocation), as the
+  // executor found while resolving it: the bounds check has nothing to say but for a write to
+  // read-only memory.
+  bool inSiteAllocation = false;
   mutable bool suppress = false;      // set by the bounds check: the access is not performed
 };
 

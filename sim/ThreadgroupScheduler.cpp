@@ -236,8 +236,10 @@ inline bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint3
     const MemoryRegion* r = at.threadgroupArgument;
     if (v && a.arenaOffset >= v->offset && a.arenaOffset < v->offset + v->size) {
       a.variable = v;
+      a.inSiteAllocation = a.arenaOffset + size <= v->offset + v->size;
     } else if (r && a.arenaOffset >= r->begin && a.arenaOffset < r->end) {
       a.region = r;
+      a.inSiteAllocation = a.arenaOffset + size <= r->end;
     } else {
       for (auto& v : dispatch_.kernel.threadgroupVariables)
         if (a.arenaOffset >= v.offset && a.arenaOffset < v.offset + v.size) a.variable = &v;
@@ -247,6 +249,7 @@ inline bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint3
   } else if (at.buffer && address >= at.buffer->begin && address < at.buffer->end) {
     a.target = MemoryAccess::Target::Buffer;
     a.region = at.buffer;
+    a.inSiteAllocation = address + size <= at.buffer->end;
   } else {
     for (auto& r : facts.buffers)
       if (address >= r.begin && address < r.end) {
