@@ -5,8 +5,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstring>
-#include <type_traits>
-#include <unordered_map>
 #include <utility>
 
 #include "Observer.h"
@@ -296,10 +294,6 @@ class ShadowPages {
       if (slot.page && slot.number == number) return slot.page[address & (kPageSize - 1)];  // the usual case
       if (!slot.page) return claim(i, number)[address & (kPageSize - 1)];
     }
-  }
-  // Bytes from `address` on that share its page (and so lie next to each other in the shadow).
-  static uint64_t samePage(uintptr_t address, uint64_t size) {
-    return std::min<uint64_t>(size, kPageSize - (address & (kPageSize - 1)));
   }
   // Forgets every page, keeping their memory for reuse as it is: only for entries that tell stale
   // contents apart themselves (their epochs), as zeroing a 4096-entry page per threadgroup
