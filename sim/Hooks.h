@@ -44,7 +44,9 @@ constexpr const char* kLanesPrivateOverrun = "__mslsim_lanes_private_overrun";
 // ptr(void), once per instrumented function call: a table of {u64 begin, u64 end} per access site.
 // An access of [address, address + size) inside its site's range goes ahead without calling
 // kAccess: the simulator puts there the allocation the site's pointer comes from when only the
-// bounds check listens, and an empty range when every access must be seen.
+// bounds check listens, and an empty range when every access must be seen. After the table's
+// `sites` entries: {tags bias, pointer to the key} and a settled range per site, for the inline
+// settled-read test (addSettledReadTests, ThreadgroupScheduler::publishSettledReadTest).
 constexpr const char* kAccessFilter = "__mslsim_access_filter";
 // i1(i64 address, i64 size, i64 begin, i64 end): whether [address, address + size) lies in the
 // filter's [begin, end). Not a symbol the JIT resolves: it stands for that compare until

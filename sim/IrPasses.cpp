@@ -1671,6 +1671,68 @@ llvm::PreservedAnalyses RangeCheckVersioningPass::run(llvm::Function& f, llvm::F
   return llvm::PreservedAnalyses::none();
 }
 
+void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites) {
+  llvm::CallInst* filter = nullptr;
+  std::vector<llvm::CallInst*> hooks;
+  for (auto& bb : f)
+    for (auto& inst : bb)
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+        if (llvm::Function* callee = call->getCalledFunction()) {
+          if (callee->getName() == hook::kAccessFilter && !filter) filter = call;
+          if (callee->getName() != hook::kAccess) continue;
+          auto* site = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(2));
+          auto* size = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(1));
+          if (site && size && size->getZExtValue() <= 4 && site->getZExtValue() < sites.size() &&
+              sites[site->getZExtValue()].op == AccessOp::Load && sites[site->getZExtValue()].threadgroupOffset >= 0)
+            hooks.push_back(call);
+        }
+  if (!filter || hooks.empty()) return;
+  llvm::LLVMContext& ctx = f.getContext();
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
+  const uint64_t count = sites.size();
+  for (llvm::CallInst* call : hooks) {
+    uint64_t site = llvm::cast<llvm::ConstantInt>(call->getArgOperand(2))->getZExtValue();
+    uint64_t size = llvm::cast<llvm::ConstantInt>(call->getArgOperand(1))->getZExtValue();
+    // before: ... -> test (the read inside its settled range and one word) -> tag == key ? join : hook
+    llvm::BasicBlock* before = call->getParent();
+    llvm::BasicBlock* hookBlock = before->splitBasicBlock(call, "settled.hook");
+    llvm::BasicBlock* join = hookBlock->splitBasicBlock(call->getNextNode(), "settled.join");
+    llvm::BasicBlock* tagBlock = llvm::BasicBlock::Create(ctx, "settled.tag", &f, hookBlock);
+    llvm::MDNode* invariant = llvm::MDNode::get(ctx, {});
+
+    before->getTerminator()->eraseFromParent();
+    llvm::IRBuilder<> b(before);
+    // The settled range and the test's entry are the threadgroup's, as the site filters are.
+    llvm::Value* range = b.CreateConstInBoundsGEP1_64(i64, filter, 2 * (count + 1 + site));
+    llvm::LoadInst* lo = b.CreateLoad(i64, range, "settled.begin");
+    llvm::LoadInst* hi = b.CreateLoad(i64, b.CreateConstInBoundsGEP1_64(i64, range, 1), "settled.end");
+    for (llvm::LoadInst* l : {lo, hi}) l->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    llvm::Value* address = b.CreatePtrToInt(call->getArgOperand(0), i64);
+    llvm::Value* bytes = llvm::ConstantInt::get(i64, size);
+    llvm::Value* inside = b.CreateAnd(b.CreateICmpUGE(address, lo), b.CreateICmpULE(b.CreateAdd(address, bytes), hi));
+    llvm::Value* oneWord = b.CreateICmpULE(b.CreateAdd(b.CreateAnd(address, 3), bytes), llvm::ConstantInt::get(i64, 4));
+    b.CreateCondBr(b.CreateAnd(inside, oneWord), tagBlock, hookBlock);
+
+    b.SetInsertPoint(tagBlock);
+    llvm::Value* entry = b.CreateConstInBoundsGEP1_64(i64, filter, 2 * count);
+    llvm::LoadInst* bias = b.CreateLoad(i64, entry, "settled.bias");
+    llvm::LoadInst* keyAddress = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(i64, entry, 1), "settled.key.address");
+    for (llvm::LoadInst* l : {bias, keyAddress}) l->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    // The tag and the key change at every barrier and at accesses the checkers see: plain loads.
+    llvm::Value* tagAddress = b.CreateIntToPtr(b.CreateAdd(bias, b.CreateAnd(address, ~uint64_t(3))), ptr);
+    llvm::Value* settled = b.CreateICmpEQ(b.CreateLoad(i32, tagAddress, "settled.tag"), b.CreateLoad(i32, keyAddress, "settled.key"));
+    b.CreateCondBr(settled, join, hookBlock);
+
+    llvm::IRBuilder<> j(&*join->begin());
+    llvm::PHINode* allowed = j.CreatePHI(call->getType(), 2, "settled.allowed");
+    call->replaceAllUsesWith(allowed);
+    allowed->addIncoming(llvm::ConstantInt::get(call->getType(), 1), tagBlock);
+    allowed->addIncoming(call, hookBlock);
+  }
+}
+
 void lowerRangeChecks(llvm::Function& f) {
   for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
 }

@@ -196,6 +196,13 @@ struct DropHookSlotLifetimesPass : llvm::PassInfoMixin<DropHookSlotLifetimesPass
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& analyses);
 };
 
+// In checked builds, after the SIMD-group function is made (which keeps the hook): each hook call of
+// a plain read of a threadgroup variable, of up to 4 bytes, first tests inline what the hook would
+// test first, whether the executor settled the read for every thread (ThreadgroupScheduler's read
+// tags; the table after the site filters, hook::kAccessFilter). A checked tiled GEMM's tile reads
+// then go without a call. `sites`: the module's access sites (instrumentMemoryAccesses).
+void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites);
+
 // Writes out the compare each hook::kInRange call stands for (what the pass above leaves, in
 // functions it did not see).
 void lowerRangeChecks(llvm::Module& module);

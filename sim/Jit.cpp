@@ -117,7 +117,8 @@ void initialiseLlvmOnce() {
 // if/else become one load through a merged pointer with no line.) Returns how each entry's threads
 // are to be scheduled.
 Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
-                   const std::vector<KernelInfo>& kernels, const std::function<void(llvm::Module&)>& instrument) {
+                   const std::vector<KernelInfo>& kernels, const std::function<void(llvm::Module&)>& instrument,
+                   const std::shared_ptr<const std::vector<AccessSite>>& sites) {
   llvm::PipelineTuningOptions tuning;
   // Checked builds keep every access a plain load or store the checkers see, but for loops whose
   // checks RangeCheckVersioningPass proved for every iteration: those run as a vectorisable copy.
@@ -231,6 +232,10 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
             if (lanes && std::string(debug) == "2") lanes->print(llvm::errs());
           }
         }
+    // The per-thread code only: the SIMD-group functions run under the default checks alone, where
+    // no read is settled.
+    if (instrument && sites)
+      for (llvm::Function* e : entries) addSettledReadTests(*e, *sites);
     for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers) insertSimdLoopPositions(*e);
     for (auto& [entry, lanes] : simdGroupFunctions) {
@@ -374,7 +379,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
       sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
           m, kEntryPrefix, kernelOfEntry, program.kernels, sources));
     };
-  Optimised optimised = optimise(module, **tm, program.kernels, instrumentation);
+  Optimised optimised = optimise(module, **tm, program.kernels, instrumentation, sites);
   lowerRangeChecks(module);  // what the optimiser's versioning pass did not see
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
   useOneVectorMathVariant(module, hostVectorMathVariant(**tm));

@@ -111,8 +111,9 @@ void ThreadgroupScheduler::run(Size3 group) {
   }
   uintptr_t arenaBase = reinterpret_cast<uintptr_t>(arena_.data());
   for (const ThreadgroupSiteRange& r : threadgroupSites_)
-    (r.settled ? settledRanges_ : filter_)[r.site] = {arenaBase + r.begin, arenaBase + r.end};
+    (r.settled ? settledRange(r.site) : filter_[r.site]) = {arenaBase + r.begin, arenaBase + r.end};
   arenaBase_ = arenaBase;
+  if (settlesReads_) publishSettledReadTest();
   newReadGeneration();  // the observers start the threadgroup afresh
   tFault.armed = true;
   tFault.escape = &escape_;
@@ -156,13 +157,14 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   for (auto& o : observers_) everyAccess |= o->needsEveryAccess();
   threadgroupSites_.clear();
   settlesReads_ = false;
-  settledRanges_.assign(sites, {});
   readTags_.assign((dispatch_.arenaBytes + 3) / 4, 0);
+  siteCount_ = sites;
+  filter_.assign(2 * sites + 1, {0, 0});  // settled ranges empty: no read is settled
   if (observers_.empty()) {  // nobody listens: no access needs the hook
-    filter_.assign(sites, {0, ~uint64_t(0)});
+    std::fill(filter_.begin(), filter_.begin() + sites, FilterRange{0, ~uint64_t(0)});
     return;
   }
-  filter_.assign(sites, {0, 0});  // empty: every access calls the hook
+  // Site filters empty: every access calls the hook.
   // Every access must be seen: but plain reads of threadgroup memory inside their allocation may
   // be settled. Else only the bounds check listens: an access inside the allocation its pointer
   // comes from (as the check itself would find it) has nothing to report.

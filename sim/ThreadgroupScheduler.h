@@ -317,20 +317,29 @@ class ThreadgroupScheduler {
   struct FilterRange {
     uint64_t begin = 0, end = 0;
   };
+  // Then (hook::kAccessFilter): the settled-read test's entry and the settled ranges.
   std::vector<FilterRange> filter_;
+  size_t siteCount_ = 0;
+  FilterRange& settledRange(size_t site) { return filter_[siteCount_ + 1 + site]; }
+  const FilterRange& settledRange(size_t site) const { return filter_[siteCount_ + 1 + site]; }
+  // The kernel's inline test of a settled read (addSettledReadTests) reads the tag of the word at
+  // `address` at `tagsBias + (address & ~3)` and compares it with `*keyEveryone`.
+  void publishSettledReadTest() {
+    filter_[siteCount_] = {reinterpret_cast<uintptr_t>(readTags_.data()) - arenaBase_,
+                           reinterpret_cast<uintptr_t>(&keyEveryone_)};
+  }
   struct ThreadgroupSiteRange {
     uint32_t site;
     uint64_t begin, end;  // arena offsets
-    bool settled;         // the range is in settledRanges_ (else in filter_)
+    bool settled;         // the range is a settled range (else the site's filter range)
   };
   std::vector<ThreadgroupSiteRange> threadgroupSites_;
   // Settled reads. When every observer can tell (ExecutionObserver::threadgroupReadsSettled), each
   // 4-byte word of the arena carries a tag: who may read it without the observers being told,
   // until the next access to it they see or the next barrier. A plain read inside its site's
-  // allocation (settledRanges_) whose words are tagged for everyone, or for the running thread's
+  // allocation (settledRange) whose words are tagged for everyone, or for the running thread's
   // SIMD-group, returns at the top of the hook: a tiled GEMM's tile reads, checked.
   bool settlesReads_ = false;
-  std::vector<FilterRange> settledRanges_;  // per site; empty for sites that are not plain reads
   std::vector<uint32_t> readTags_;          // per arena word: key << kKeyWhoBits | who
   uint32_t readGeneration_ = 0;             // the key: new at each barrier and threadgroup
   static constexpr unsigned kKeyWhoBits = 6;  // who: 63 everyone, 1 + n SIMD-group n (at most 32)
@@ -338,7 +347,7 @@ class ThreadgroupScheduler {
   void newReadGeneration();
   void setOwnReadKey(uint32_t linear) { keyOwn_ = (readGeneration_ << kKeyWhoBits) | (linear / kSimdWidth + 1); }
   bool readSettled(uintptr_t address, uint64_t size, uint32_t site) const {
-    const FilterRange& r = settledRanges_[site];
+    const FilterRange& r = settledRange(site);
     if (address < r.begin || address + size > r.end) return false;
     for (uint64_t word = (address - arenaBase_) / 4, last = (address + size - 1 - arenaBase_) / 4; word <= last; ++word)
       if (readTags_[word] != keyEveryone_ && readTags_[word] != keyOwn_) return false;
