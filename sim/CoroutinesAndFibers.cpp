@@ -23,6 +23,7 @@ void ThreadgroupScheduler::runThreadByThread(Size3 group, Size3 size, uint32_t c
       ranAny = true;
       current_ = &t;
       setOwnReadKey(t.linear);
+      regionThread_ = t.linear;  // for the kernel's settled-read tests (publishSettledReadTest)
       resume(t);
       current_ = nullptr;
       if (dispatch_.cancelled) break;

@@ -45,8 +45,9 @@ constexpr const char* kLanesPrivateOverrun = "__mslsim_lanes_private_overrun";
 // An access of [address, address + size) inside its site's range goes ahead without calling
 // kAccess: the simulator puts there the allocation the site's pointer comes from when only the
 // bounds check listens, and an empty range when every access must be seen. After the table's
-// `sites` entries: {tags bias, pointer to the key} and a settled range per site, for the inline
-// settled-read test (addSettledReadTests, ThreadgroupScheduler::publishSettledReadTest).
+// `sites` entries, for the inline settled-read test (addSettledReadTests,
+// ThreadgroupScheduler::publishSettledReadTest): {tags bias, pointer to the key for everyone}, a
+// settled range per site, {pointer to the running thread's index (u32), 0}.
 constexpr const char* kAccessFilter = "__mslsim_access_filter";
 // i1(i64 address, i64 size, i64 begin, i64 end): whether [address, address + size) lies in the
 // filter's [begin, end). Not a symbol the JIT resolves: it stands for that compare until
@@ -59,6 +60,10 @@ constexpr const char* kLoopEnter = "__mslsim_loop_enter";
 constexpr const char* kLoopNext = "__mslsim_loop_next";
 constexpr const char* kLoopDepth = "__mslsim_loop_depth";
 }  // namespace hook
+
+// A settled-read tag (and key): the read generation above kSettledWhoBits, and below them who may
+// read: all ones for every thread, 1 + n for the threads of SIMD-group n.
+constexpr unsigned kSettledWhoBits = 6;
 
 // The alignment of the coroutine frames the simulator hands out (hook::kCoroutineFrame).
 constexpr unsigned kCoroutineFrameAlignment = 64;

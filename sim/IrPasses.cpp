@@ -1722,7 +1722,16 @@ void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites
     for (llvm::LoadInst* l : {bias, keyAddress}) l->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
     // The tag and the key change at every barrier and at accesses the checkers see: plain loads.
     llvm::Value* tagAddress = b.CreateIntToPtr(b.CreateAdd(bias, b.CreateAnd(address, ~uint64_t(3))), ptr);
-    llvm::Value* settled = b.CreateICmpEQ(b.CreateLoad(i32, tagAddress, "settled.tag"), b.CreateLoad(i32, keyAddress, "settled.key"));
+    llvm::Value* tag = b.CreateLoad(i32, tagAddress, "settled.tag");
+    llvm::Value* key = b.CreateLoad(i32, keyAddress, "settled.key");
+    // Or settled for the running thread's SIMD-group: the key's generation, who = 1 + SIMD-group.
+    llvm::LoadInst* threadAddress =
+        b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(i64, filter, 2 * (2 * count + 1)), "settled.thread.address");
+    threadAddress->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    llvm::Value* thread = b.CreateLoad(i32, threadAddress, "settled.thread");
+    llvm::Value* ownKey = b.CreateOr(b.CreateAnd(key, ~((1u << kSettledWhoBits) - 1)),
+                                     b.CreateAdd(b.CreateUDiv(thread, b.getInt32(kSimdWidth)), b.getInt32(1)));
+    llvm::Value* settled = b.CreateOr(b.CreateICmpEQ(tag, key), b.CreateICmpEQ(tag, ownKey));
     b.CreateCondBr(settled, join, hookBlock);
 
     llvm::IRBuilder<> j(&*join->begin());

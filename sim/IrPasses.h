@@ -198,8 +198,8 @@ struct DropHookSlotLifetimesPass : llvm::PassInfoMixin<DropHookSlotLifetimesPass
 
 // In checked builds, after the SIMD-group function is made (which keeps the hook): each hook call of
 // a plain read of a threadgroup variable, of up to 4 bytes, first tests inline what the hook would
-// test first, whether the executor settled the read for every thread (ThreadgroupScheduler's read
-// tags; the table after the site filters, hook::kAccessFilter). A checked tiled GEMM's tile reads
+// test first, whether the executor settled the read for every thread or for the running thread's
+// SIMD-group (ThreadgroupScheduler's read tags; the table after the site filters, hook::kAccessFilter). A checked tiled GEMM's tile reads
 // then go without a call. `sites`: the module's access sites (instrumentMemoryAccesses).
 void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites);
 

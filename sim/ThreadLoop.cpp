@@ -41,6 +41,7 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
     t.linear = i;
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
     setOwnReadKey(i);
+    regionThread_ = i;  // for the kernel's settled-read tests (publishSettledReadTest)
     writeBuiltins(t, group, size, /*varyingOnly=*/!first);
     first = false;
     dispatch_.kernel.entry(t.args.data());

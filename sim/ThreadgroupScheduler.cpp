@@ -159,7 +159,7 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   settlesReads_ = false;
   readTags_.assign((dispatch_.arenaBytes + 3) / 4, 0);
   siteCount_ = sites;
-  filter_.assign(2 * sites + 1, {0, 0});  // settled ranges empty: no read is settled
+  filter_.assign(2 * sites + 2, {0, 0});  // settled ranges empty: no read is settled
   if (observers_.empty()) {  // nobody listens: no access needs the hook
     std::fill(filter_.begin(), filter_.begin() + sites, FilterRange{0, ~uint64_t(0)});
     return;

@@ -323,10 +323,13 @@ class ThreadgroupScheduler {
   FilterRange& settledRange(size_t site) { return filter_[siteCount_ + 1 + site]; }
   const FilterRange& settledRange(size_t site) const { return filter_[siteCount_ + 1 + site]; }
   // The kernel's inline test of a settled read (addSettledReadTests) reads the tag of the word at
-  // `address` at `tagsBias + (address & ~3)` and compares it with `*keyEveryone`.
+  // `address` at `tagsBias + (address & ~3)` and compares it with `*keyEveryone` and with the key
+  // of the running thread's SIMD-group, from `regionThread_`: the JIT'd loops write it, and the
+  // loops that resume threads one by one do.
   void publishSettledReadTest() {
     filter_[siteCount_] = {reinterpret_cast<uintptr_t>(readTags_.data()) - arenaBase_,
                            reinterpret_cast<uintptr_t>(&keyEveryone_)};
+    filter_[2 * siteCount_ + 1] = {reinterpret_cast<uintptr_t>(&regionThread_), 0};
   }
   struct ThreadgroupSiteRange {
     uint32_t site;
@@ -342,7 +345,7 @@ class ThreadgroupScheduler {
   bool settlesReads_ = false;
   std::vector<uint32_t> readTags_;          // per arena word: key << kKeyWhoBits | who
   uint32_t readGeneration_ = 0;             // the key: new at each barrier and threadgroup
-  static constexpr unsigned kKeyWhoBits = 6;  // who: 63 everyone, 1 + n SIMD-group n (at most 32)
+  static constexpr unsigned kKeyWhoBits = kSettledWhoBits;
   uint32_t keyEveryone_ = 0, keyOwn_ = 0;
   void newReadGeneration();
   void setOwnReadKey(uint32_t linear) { keyOwn_ = (readGeneration_ << kKeyWhoBits) | (linear / kSimdWidth + 1); }
