@@ -22,8 +22,7 @@ void ThreadgroupScheduler::runThreadByThread(Size3 group, Size3 size, uint32_t c
       if (t.state != ThreadState::Runnable) continue;
       ranAny = true;
       current_ = &t;
-      setOwnReadKey(t.linear);
-      regionThread_ = t.linear;  // for the kernel's settled-read tests (publishSettledReadTest)
+      regionThread_ = t.linear;  // the running thread, for the settled-read tests (readSettled)
       resume(t);
       current_ = nullptr;
       if (dispatch_.cancelled) break;

@@ -25,7 +25,6 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
     t.linear = 0;
     t.local = {0, 0, 0};
     writeBuiltins(t, group, size);
-    setOwnReadKey(0);
     regionThread_ = 0;
     dispatch_.notePath("thread loop");
     threadLoopMode_ = dispatch_.kernel.instrumented;
@@ -40,8 +39,7 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
   for (uint32_t i : order_) {
     t.linear = i;
     t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
-    setOwnReadKey(i);
-    regionThread_ = i;  // for the kernel's settled-read tests (publishSettledReadTest)
+    regionThread_ = i;  // the running thread, for the settled-read tests (readSettled)
     writeBuiltins(t, group, size, /*varyingOnly=*/!first);
     first = false;
     dispatch_.kernel.entry(t.args.data());
@@ -53,7 +51,6 @@ void ThreadgroupScheduler::moveToLoopThread() {
   uint32_t i = regionThread_;
   t.linear = i;
   t.local = {i % groupSize_[0], i / groupSize_[0] % groupSize_[1], i / (groupSize_[0] * groupSize_[1])};
-  setOwnReadKey(i);
 }
 
 

@@ -192,7 +192,6 @@ void ThreadgroupScheduler::newReadGeneration() {
     readGeneration_ = 1;
   }
   keyEveryone_ = (readGeneration_ << kKeyWhoBits) | ((1u << kKeyWhoBits) - 1);
-  setOwnReadKey(current_ ? current_->linear : 0);
 }
 
 // After an access the observers saw: the words it touched, settled for whom the observers say.

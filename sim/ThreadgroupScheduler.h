@@ -229,13 +229,8 @@ class ThreadgroupScheduler {
   // Called by the hooks first: in region mode, the thread the JIT'd loop says is running; in a
   // checked thread loop, the one thread record becomes the thread the loop is at.
   ThreadgroupScheduler* enter() {
-    if (regionMode_) {
-      SimThread* running = &threads_[regionThread_];
-      if (running != current_) {
-        current_ = running;
-        setOwnReadKey(running->linear);
-      }
-    }
+    if (regionMode_)
+      current_ = &threads_[regionThread_];
     else if (threadLoopMode_ && current_->linear != regionThread_) moveToLoopThread();
     return this;
   }
@@ -324,8 +319,7 @@ class ThreadgroupScheduler {
   const FilterRange& settledRange(size_t site) const { return filter_[siteCount_ + 1 + site]; }
   // The kernel's inline test of a settled read (addSettledReadTests) reads the tag of the word at
   // `address` at `tagsBias + (address & ~3)` and compares it with `*keyEveryone` and with the key
-  // of the running thread's SIMD-group, from `regionThread_`: the JIT'd loops write it, and the
-  // loops that resume threads one by one do.
+  // of the running thread's SIMD-group, from `regionThread_` (as readSettled does).
   void publishSettledReadTest() {
     filter_[siteCount_] = {reinterpret_cast<uintptr_t>(readTags_.data()) - arenaBase_,
                            reinterpret_cast<uintptr_t>(&keyEveryone_)};
@@ -346,14 +340,14 @@ class ThreadgroupScheduler {
   std::vector<uint32_t> readTags_;          // per arena word: key << kKeyWhoBits | who
   uint32_t readGeneration_ = 0;             // the key: new at each barrier and threadgroup
   static constexpr unsigned kKeyWhoBits = kSettledWhoBits;
-  uint32_t keyEveryone_ = 0, keyOwn_ = 0;
+  uint32_t keyEveryone_ = 0;
   void newReadGeneration();
-  void setOwnReadKey(uint32_t linear) { keyOwn_ = (readGeneration_ << kKeyWhoBits) | (linear / kSimdWidth + 1); }
   bool readSettled(uintptr_t address, uint64_t size, uint32_t site) const {
     const FilterRange& r = settledRange(site);
     if (address < r.begin || address + size > r.end) return false;
+    uint32_t keyOwn = (readGeneration_ << kKeyWhoBits) | (regionThread_ / kSimdWidth + 1);
     for (uint64_t word = (address - arenaBase_) / 4, last = (address + size - 1 - arenaBase_) / 4; word <= last; ++word)
-      if (readTags_[word] != keyEveryone_ && readTags_[word] != keyOwn_) return false;
+      if (readTags_[word] != keyEveryone_ && readTags_[word] != keyOwn) return false;
     return true;
   }
   uintptr_t arenaBase_ = 0;
@@ -398,7 +392,9 @@ class ThreadgroupScheduler {
                          const SimThread& firstReturned) const;
   uint32_t suspensionIndex(const RegionLoopLayout& layout, uint32_t thread) const;
   std::vector<uint32_t> barrierOfSuspension_;  // runCheckedRegions: suspension index -> first index of its barrier
-  // In region mode the JIT'd loops store the running thread's index here; the hooks make it current.
+  // The running thread's index: the JIT'd loops store it here (in region mode the hooks make that
+  // thread current), and the loops that resume threads one by one do; the settled-read tests
+  // read it (readSettled, and the kernel's own).
   uint32_t regionThread_ = 0;
   // A checked kernel's JIT'd thread loop runs: threads_[0] stands for the thread it is at.
   bool threadLoopMode_ = false;
