@@ -16,7 +16,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 10;  // bump when the entry layout changes
+constexpr int kFormat = 11;  // bump when the entry layout changes
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -41,6 +41,22 @@ std::string hashText(const std::string& text) {
 
 json position(const SourcePosition& p) { return {p.file, p.line, p.column}; }
 SourcePosition position(const json& j) { return {j[0].get<std::string>(), j[1].get<unsigned>(), j[2].get<unsigned>()}; }
+
+json regionLoopToJson(const std::optional<RegionLoopLayout>& r) {
+  if (!r) return nullptr;
+  json barriers = json::array();
+  for (auto& b : r->barriers) barriers.push_back({b.file, b.line, b.column, b.flags});
+  return json{r->indexOffset, r->indexBytes, r->indexMask, r->recordsThreads, barriers,
+              r->startIndex ? json(*r->startIndex) : json(nullptr)};
+}
+
+std::optional<RegionLoopLayout> regionLoopFromJson(const json& r) {
+  if (r.is_null()) return std::nullopt;
+  RegionLoopLayout layout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>(), r[3].get<bool>(), {}, {}};
+  for (auto& b : r[4]) layout.barriers.push_back({b[0], b[1], b[2], b[3]});
+  if (!r[5].is_null()) layout.startIndex = r[5].get<uint32_t>();
+  return layout;
+}
 
 json argumentToJson(const ArgumentInfo& a) {
   return {{"name", a.name}, {"position", a.position}, {"role", int(a.role)}, {"binding", a.binding},
@@ -170,12 +186,10 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.staticThreadgroupBytes = k["threadgroup_bytes"];
       e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
       e.hasThreadLoop = k["thread_loop"];
-      if (!k["region_loop"].is_null()) {
-        const json& r = k["region_loop"];
-        e.regionLoopLayout = RegionLoopLayout{r[0].get<uint64_t>(), r[1].get<unsigned>(), r[2].get<uint32_t>(), r[3].get<bool>(), {}};
-        for (auto& b : r[4]) e.regionLoopLayout->barriers.push_back({b[0], b[1], b[2], b[3]});
-      }
-      if (!k["simd_group"].is_null()) e.simdGroupFunction = SimdGroupFunction{k["simd_group"]["suspends"].get<bool>()};
+      e.regionLoopLayout = regionLoopFromJson(k["region_loop"]);
+      if (!k["simd_group"].is_null())
+        e.simdGroupFunction = SimdGroupFunction{k["simd_group"]["suspends"].get<bool>(),
+                                                regionLoopFromJson(k["simd_group"]["region_loop"])};
       e.instrumented = k["instrumented"];
       for (auto& v : k["threadgroup_variables"]) e.threadgroupVariables.push_back({v[0], v[1], v[2], v[3]});
       e.sites = sites;
@@ -221,14 +235,9 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
     for (auto& a : k.info.arguments) args.push_back(argumentToJson(a));
     json vars = json::array();
     for (auto& v : k.threadgroupVariables) vars.push_back({v.name, v.offset, v.size, v.elementSize});
-    json regionLoop;
-    if (const auto& r = k.regionLoopLayout) {
-      json barriers = json::array();
-      for (auto& b : r->barriers) barriers.push_back({b.file, b.line, b.column, b.flags});
-      regionLoop = json{r->indexOffset, r->indexBytes, r->indexMask, r->recordsThreads, barriers};
-    }
     json simdGroup;
-    if (const auto& s = k.simdGroupFunction) simdGroup = json{{"suspends", s->suspends}};
+    if (const auto& s = k.simdGroupFunction)
+      simdGroup = json{{"suspends", s->suspends}, {"region_loop", regionLoopToJson(s->regionLoop)}};
     j["kernels"].push_back({{"info",
                              {{"name", k.info.name}, {"entry", k.info.entrySymbol},
                               {"location", position(k.info.location)},
@@ -236,7 +245,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                             {"threadgroup_bytes", k.staticThreadgroupBytes},
                             {"scheduling", int(k.scheduling)},
                             {"thread_loop", k.hasThreadLoop},
-                            {"region_loop", regionLoop},
+                            {"region_loop", regionLoopToJson(k.regionLoopLayout)},
                             {"simd_group", simdGroup},
                             {"instrumented", k.instrumented},
                             {"threadgroup_variables", vars}});

@@ -38,6 +38,7 @@ void ThreadgroupScheduler::runThreadByThread(Size3 group, Size3 size, uint32_t c
 // Thread records, with their argument vectors, are reused from one threadgroup to the next.
 void ThreadgroupScheduler::prepareThreads(Size3 group, Size3 size, uint32_t count) {
   threads_.resize(count);
+  simdRecordsSize_ = {0, 0, 0};  // no longer SIMD-group records
   bool fibers = scheduling_ == ThreadScheduling::Fibers;
   if (fibers)
     while (stacks_.size() < count) stacks_.push_back(std::make_unique<FiberStack>());

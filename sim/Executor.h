@@ -37,7 +37,8 @@ using ThreadLoopFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint3
 // ThreadScheduling::Coroutines, unchecked builds: resumes every unfinished runnable thread of a
 // threadgroup once (see buildRegionLoop).
 // Returns bit 0: a resumed thread has not finished; bit 1: resumed threads stopped at different
-// suspension points.
+// suspension points; bit 2: a resumed thread finished; bits 8 and up: the suspension point of the
+// first resumed thread that stopped.
 using RegionLoopFunction = uint32_t (*)(void* frames, uint64_t stride, uint32_t count, const uint8_t* runnable,
                                         uint32_t* thread);
 // A kernel's SIMD-group function (vectoriseSimdGroup): runs the lanes of SIMD-group `simdgroup` of
@@ -46,9 +47,6 @@ using RegionLoopFunction = uint32_t (*)(void* frames, uint64_t stride, uint32_t 
 // SIMD-group), the others a plain function.
 using SimdGroupEntry = void (*)(void** args, uint32_t simdgroup, uint32_t sx, uint32_t sy, uint32_t count);
 using SimdGroupCoroutine = void* (*)(void** args, uint32_t simdgroup, uint32_t sx, uint32_t sy, uint32_t count);
-struct SimdGroupFunction {
-  bool suspends = false;  // a coroutine
-};
 
 // The threadgroup_barrier a suspension point follows, as its hook call named it.
 struct RegionBarrier {
@@ -66,6 +64,16 @@ struct RegionLoopLayout {
   // when some suspension point could not be traced to its barrier: checked runs then resume the
   // threads one by one.
   std::vector<RegionBarrier> barriers;
+  // A SIMD-group function's coroutine: the index of the point where it waits before it first runs
+  // (its entry in `barriers` is no barrier).
+  std::optional<uint32_t> startIndex;
+};
+
+struct SimdGroupFunction {
+  bool suspends = false;  // a coroutine
+  // A coroutine whose only hooks are threadgroup barriers: the JIT'd loop that runs a region of
+  // every SIMD-group (buildRegionLoop), and where the frames say each one waits.
+  std::optional<RegionLoopLayout> regionLoop;
 };
 
 // How the threads of one threadgroup take turns.
@@ -120,6 +128,7 @@ struct ExecutableKernel {
   RegionLoopFunction regionLoop = nullptr;  // when regionLoopLayout, once loaded
   std::optional<SimdGroupFunction> simdGroupFunction;
   void* simdGroups = nullptr;  // when simdGroupFunction, once loaded: SimdGroupEntry or SimdGroupCoroutine
+  RegionLoopFunction simdGroupRegions = nullptr;  // when simdGroupFunction->regionLoop, once loaded
   std::shared_ptr<void> owner;          // keeps the JIT'd code alive
   // Checked builds: the instrumented access sites, the threadgroup variables, the user's files.
   bool instrumented = false;

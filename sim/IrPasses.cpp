@@ -392,11 +392,14 @@ void insertCancellationPolls(llvm::Module& module, const SourceIndex& sources) {
     std::vector<std::pair<llvm::BasicBlock*, SourcePosition>> headers;
     std::vector<llvm::Instruction*> reads;
     // The loops over a threadgroup's threads (buildThreadLoop: z, y, x and the copies the
-    // optimiser makes of x; buildRegionLoop: one) end after the last thread: only the kernel's own
-    // loops can spin, and only they poll (a poll per thread would cost every long dispatch a hook
-    // call per thread once the watchdog starts diagnosing). A kernel loop that can leave is nested
-    // in them; one that cannot (`while (true) {}`) is not, and has no exit.
-    unsigned threadLoopDepth = f.getName().startswith(kThreadLoopPrefix) ? 3 : f.getName().startswith(kRegionLoopPrefix) ? 1 : 0;
+    // optimiser makes of x; buildRegionLoop: one, over threads or SIMD-groups) end after the last
+    // thread: only the kernel's own loops can spin, and only they poll (a poll per thread would
+    // cost every long dispatch a hook call per thread once the watchdog starts diagnosing). A
+    // kernel loop that can leave is nested in them; one that cannot (`while (true) {}`) is not,
+    // and has no exit.
+    unsigned threadLoopDepth = f.getName().startswith(kThreadLoopPrefix) ? 3
+                               : f.getName().startswith(kRegionLoopPrefix) || f.getName().startswith(kSimdGroupRegionsPrefix) ? 1
+                                                                                                                           : 0;
     for (llvm::Loop* l : loops.getLoopsInPreorder()) {
       llvm::SmallVector<llvm::BasicBlock*, 4> exits;
       l->getExitBlocks(exits);
@@ -2033,8 +2036,11 @@ namespace {
 // After CoroSplit each suspension point of a barrier-only kernel stores its index in the frame
 // right after the barrier's hook call, in the same block (the ramp for the first one, the resume
 // function for the others). Empty if one store cannot be traced to its hook call.
+// A coroutine that suspends at its start (a SIMD-group function's) has one more point, whose index
+// the ramp stores with no hook call before it: that index goes to layout.startIndex, its entry a
+// barrier of line 0.
 std::vector<RegionBarrier> barriersBySuspension(llvm::Function& ramp, llvm::Function& resume,
-                                                const RegionLoopLayout& layout) {
+                                                RegionLoopLayout& layout, bool startsSuspended) {
   std::map<uint64_t, RegionBarrier> found;
   bool traced = true;
   for (llvm::Function* f : {&ramp, &resume})
@@ -2045,6 +2051,11 @@ std::vector<RegionBarrier> barriersBySuspension(llvm::Function& ramp, llvm::Func
         auto* index = llvm::dyn_cast<llvm::ConstantInt>(store->getValueOperand());
         if (!index) {
           traced = false;
+          continue;
+        }
+        if (startsSuspended && f == &ramp) {
+          layout.startIndex = uint32_t(index->getZExtValue() & layout.indexMask);
+          traced &= found.emplace(*layout.startIndex, RegionBarrier{}).second;
           continue;
         }
         llvm::CallInst* hook = nullptr;
@@ -2091,7 +2102,7 @@ std::vector<RegionBarrier> barriersBySuspension(llvm::Function& ramp, llvm::Func
 
 }  // namespace
 
-std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name) {
+std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name, bool startsSuspended) {
   llvm::Module& module = *ramp.getParent();
   llvm::Function* resume = module.getFunction((ramp.getName() + ".resume").str());
   if (!resume || resume->isDeclaration() || resume->arg_size() != 1) return std::nullopt;
@@ -2142,12 +2153,15 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
     break;
   }
 
-  if (!simd) result.barriers = barriersBySuspension(ramp, *resume, result);
+  if (!simd) result.barriers = barriersBySuspension(ramp, *resume, result, startsSuspended);
+  // A coroutine suspended at its start is resumed from there first: the loop needs each point known.
+  if (startsSuspended && (simd || result.barriers.empty() || !result.startIndex)) return std::nullopt;
 
   // u32 regions(ptr frames, i64 stride, i32 count, ptr runnable, ptr threadSlot): resumes every
   // unfinished thread whose runnable byte is set, after storing its index in *threadSlot. Returns
   // bit 0: a resumed thread has not finished; bit 1: resumed threads stopped at different
-  // suspension points (read from the frames, where the resume code has just written them).
+  // suspension points (read from the frames, where the resume code has just written them); bit 2:
+  // a resumed thread finished; bits 8 and up: the suspension point of the first that stopped.
   llvm::LLVMContext& ctx = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
@@ -2168,10 +2182,12 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   llvm::PHINode* any = b.CreatePHI(b.getInt1Ty(), 2, "any");
   llvm::PHINode* firstIndex = b.CreatePHI(i32, 2, "first");
   llvm::PHINode* differ = b.CreatePHI(b.getInt1Ty(), 2, "differ");
+  llvm::PHINode* finished = b.CreatePHI(b.getInt1Ty(), 2, "finished");
   i->addIncoming(b.getInt32(0), entry);
   any->addIncoming(b.getFalse(), entry);
   firstIndex->addIncoming(b.getInt32(0), entry);
   differ->addIncoming(b.getFalse(), entry);
+  finished->addIncoming(b.getFalse(), entry);
   llvm::Value* frame = b.CreateGEP(b.getInt8Ty(), loop->getArg(0), b.CreateMul(b.CreateZExt(i, i64), loop->getArg(1), "", true, true));
   llvm::Value* resumeFn = b.CreateLoad(ptr, frame, "resume.fn");
   llvm::Value* runnable = b.CreateLoad(b.getInt8Ty(), b.CreateGEP(b.getInt8Ty(), loop->getArg(3), i), "runnable");
@@ -2191,11 +2207,13 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   llvm::Value* runFirst = b.CreateSelect(b.CreateAnd(unfinished, b.CreateNot(any)), index, firstIndex);
   llvm::Value* runDiffer = b.CreateOr(differ, b.CreateAnd(b.CreateAnd(unfinished, any), b.CreateICmpNE(index, firstIndex)));
   llvm::Value* runAny = b.CreateOr(any, unfinished);
+  llvm::Value* runFinished = b.CreateOr(finished, b.CreateNot(unfinished));
   b.CreateBr(next);
   b.SetInsertPoint(next);
   llvm::PHINode* anyNext = b.CreatePHI(b.getInt1Ty(), 2);
   llvm::PHINode* firstNext = b.CreatePHI(i32, 2);
   llvm::PHINode* differNext = b.CreatePHI(b.getInt1Ty(), 2);
+  llvm::PHINode* finishedNext = b.CreatePHI(b.getInt1Ty(), 2);
   // `run` ends up split around the inlined resume code; the split moves these phis' edges along.
   anyNext->addIncoming(any, header);
   anyNext->addIncoming(runAny, run);
@@ -2203,20 +2221,31 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   firstNext->addIncoming(runFirst, run);
   differNext->addIncoming(differ, header);
   differNext->addIncoming(runDiffer, run);
+  finishedNext->addIncoming(finished, header);
+  finishedNext->addIncoming(runFinished, run);
   llvm::Value* after = b.CreateAdd(i, b.getInt32(1), "", true, true);
   i->addIncoming(after, next);
   any->addIncoming(anyNext, next);
   firstIndex->addIncoming(firstNext, next);
   differ->addIncoming(differNext, next);
+  finished->addIncoming(finishedNext, next);
   b.CreateCondBr(b.CreateICmpULT(after, loop->getArg(2)), header, exit);
   b.SetInsertPoint(exit);
   llvm::PHINode* anyOut = b.CreatePHI(b.getInt1Ty(), 2);
   llvm::PHINode* differOut = b.CreatePHI(b.getInt1Ty(), 2);
+  llvm::PHINode* finishedOut = b.CreatePHI(b.getInt1Ty(), 2);
+  llvm::PHINode* firstOut = b.CreatePHI(i32, 2);
   anyOut->addIncoming(b.getFalse(), entry);
   anyOut->addIncoming(anyNext, next);
   differOut->addIncoming(b.getFalse(), entry);
   differOut->addIncoming(differNext, next);
-  b.CreateRet(b.CreateOr(b.CreateZExt(anyOut, i32), b.CreateShl(b.CreateZExt(differOut, i32), 1)));
+  finishedOut->addIncoming(b.getFalse(), entry);
+  finishedOut->addIncoming(finishedNext, next);
+  firstOut->addIncoming(b.getInt32(0), entry);
+  firstOut->addIncoming(firstNext, next);
+  llvm::Value* status = b.CreateOr(b.CreateZExt(anyOut, i32), b.CreateShl(b.CreateZExt(differOut, i32), 1));
+  status = b.CreateOr(status, b.CreateShl(b.CreateZExt(finishedOut, i32), 2));
+  b.CreateRet(b.CreateOr(status, b.CreateShl(firstOut, 8)));
   // The resume function inlined, without its barrier hooks when there is nothing for them to
   // record: a call with unknown effects in the loop would keep LLVM from optimising it.
   if (!inlineCalls(*loop, *resume, /*dropBarrierHooks=*/!simd)) {

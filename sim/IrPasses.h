@@ -142,8 +142,10 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry, bool susp
 // loops", with the coroutine frames as the context arrays). Kernels with SIMD-group functions keep
 // their hooks, which record each thread's wait (*thread says which); in kernels whose only
 // synchronisation is threadgroup_barrier the hooks go, and the scheduler reads where each thread
-// stopped from its frame.
-std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name);
+// stopped from its frame. A SIMD-group function's coroutine (`startsSuspended`: the ramp only sets
+// up its frame) gets the same loop over its SIMD-groups' frames, when it has no hooks to record.
+std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std::string& name,
+                                                bool startsSuspended = false);
 
 // Lets LLVM's loop vectoriser call glibc's libmvec for the libm functions it implements (see
 // vectorisableMathFunctions); the JIT maps the names.
@@ -209,9 +211,11 @@ void lowerRangeChecks(llvm::Module& module);
 void lowerRangeChecks(llvm::Function& f);
 
 // The symbols of the loops built around a kernel: kThreadLoopPrefix + name (buildThreadLoop),
-// kRegionLoopPrefix + name (buildRegionLoop).
+// kRegionLoopPrefix + name (buildRegionLoop), kSimdGroupRegionsPrefix + name (the same over a
+// SIMD-group function's frames).
 constexpr const char* kThreadLoopPrefix = "__mslsim_loop.";
 constexpr const char* kRegionLoopPrefix = "__mslsim_regions.";
+constexpr const char* kSimdGroupRegionsPrefix = "__mslsim_lanes_regions.";
 
 // A loop over a threadgroup's threads (ThreadLoopFunction) calling `entry` for each. With
 // `recordThread` (and always for a coroutine ramp) each iteration first writes the thread's index

@@ -43,6 +43,10 @@ constexpr const char* kEntryPrefix = "__mslsim_entry.";
 std::string threadLoopSymbol(const std::string& entrySymbol) { return kThreadLoopPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 std::string regionLoopSymbol(const std::string& entrySymbol) { return kRegionLoopPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 std::string simdGroupSymbol(const std::string& entrySymbol) { return kSimdGroupPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
+// The largest SIMD-group function (instructions of its resume function) that also gets a loop
+// over its SIMD-groups' frames: MLX's softmax and reductions are a few hundred, its GEMMs thousands.
+constexpr unsigned kSimdGroupRegionLoopLimit = 3000;
+std::string simdGroupRegionsSymbol(const std::string& entrySymbol) { return kSimdGroupRegionsPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 
 // Clears ArgumentInfo::used for the parameters the optimised code of a kernel never reads. Its
 // functions that take the argument table (`void** args`, one slot per parameter position: the
@@ -290,7 +294,20 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
             newFunctions.insert(starts);
             if (inlineCalls(*starts, *ramp, /*dropBarrierHooks=*/!layout->recordsThreads)) handOutFramesByIndex(*starts);
           }
-    if (!result.regionLoops.empty()) {
+    // SIMD-group functions that suspend get the same loop, over their SIMD-groups' frames: one call
+    // runs a region of every SIMD-group, without the scheduler's round of calls and barrier hooks
+    // per SIMD-group. Not for large functions, where that round costs little against the work
+    // and the loop would be one more copy for the code generator.
+    for (auto& [entry, lanes] : simdGroups)
+      if (lanes.suspends)
+        if (llvm::Function* ramp = module.getFunction(simdGroupSymbol(entry)))
+          if (llvm::Function* resume = module.getFunction((ramp->getName() + ".resume").str());
+              resume && resume->getInstructionCount() <= kSimdGroupRegionLoopLimit)
+            if (auto layout = buildRegionLoop(*ramp, simdGroupRegionsSymbol(entry), /*startsSuspended=*/true)) {
+              newFunctions.insert(module.getFunction(simdGroupRegionsSymbol(entry)));
+              lanes.regionLoop = std::move(*layout);
+            }
+    if (!newFunctions.empty()) {
       // Only the new loops need optimising; everything else has been (for MLX's GEMM kernels
       // a second run over the whole module cost as much as the first).
       std::vector<std::pair<llvm::Function*, bool>> optimisedBefore;  // and whether it was noinline
@@ -510,6 +527,14 @@ JitResult loadObject(const CompiledObject& object) {
         return result;
       }
       k.simdGroups = lanes->toPtr<void*>();
+      if (compiled.simdGroupFunction->regionLoop) {
+        auto loop = owner->lookup(simdGroupRegionsSymbol(compiled.info.entrySymbol));
+        if (!loop) {
+          result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(loop.takeError());
+          return result;
+        }
+        k.simdGroupRegions = loop->toPtr<RegionLoopFunction>();
+      }
     }
     k.owner = owner;
     result.kernels.push_back(std::move(k));

@@ -689,6 +689,7 @@ class LaneVectoriser {
         llvm::AllocaInst* copy = b.CreateAlloca(llvm::ArrayType::get(t, kLanes));
         copy->setAlignment(a->getAlign());
         values_[a] = copy;  // each lane's object: replaced by the pointer vector below
+        privateCopies_[a] = copy;
       }
     }
     for (llvm::BasicBlock& bb : *f_) {
@@ -999,6 +1000,24 @@ class LaneVectoriser {
     values_[&inst] = copy;
   }
 
+  // A load or store of a whole private object of scalar or vector type (`float t = ...`, a
+  // SIMD-group function's copy of its argument): every lane's own, side by side in the lanes' copy
+  // (lane-major), so one vector access at the copy without testing the addresses. Null otherwise.
+  // Only for plain accesses: a volatile one (a kernel spinning on a local) stays as it was.
+  llvm::AllocaInst* wholeOwnObject(llvm::Value* pointer, llvm::Type* accessed) {
+    auto* a = llvm::dyn_cast<llvm::AllocaInst>(pointer);
+    auto copy = a ? privateCopies_.find(a) : privateCopies_.end();
+    if (copy == privateCopies_.end() || a->getAllocatedType() != accessed || !a->isStaticAlloca() ||
+        !llvm::cast<llvm::ConstantInt>(a->getArraySize())->isOne())
+      return nullptr;
+    llvm::Type* e = elementOf(accessed);
+    if (layout_.getTypeAllocSize(accessed) != uint64_t(width(accessed)) * layout_.getTypeAllocSize(e) ||
+        layout_.getTypeSizeInBits(e) != 8 * layout_.getTypeAllocSize(e))
+      return nullptr;  // padding between lanes' objects (float3), or a vector of bits (bool)
+    return copy->second;
+  }
+  std::map<const llvm::AllocaInst*, llvm::AllocaInst*> privateCopies_;  // each lane's object, lane-major
+
   static llvm::Align elementAlign(llvm::Align a, llvm::Type* e, const llvm::DataLayout& dl) {
     return llvm::commonAlignment(a, dl.getTypeStoreSize(e));
   }
@@ -1066,6 +1085,11 @@ class LaneVectoriser {
     if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&inst)) {
       llvm::Type* w = wide(t);
       if (!w) return fail("a lane-varying load of " + describe(*t));
+      if (llvm::AllocaInst* own = load->isSimple() ? wholeOwnObject(load->getPointerOperand(), t) : nullptr) {
+        // Inactive lanes' words are read too, and never used.
+        values_[&inst] = b_->CreateAlignedLoad(w, own, elementAlign(load->getAlign(), elementOf(t), layout_));
+        return true;
+      }
       llvm::Type* e = elementOf(t);
       unsigned n = width(t);
       llvm::Value* pointers = componentPointers(vec(load->getPointerOperand()), e, n);
@@ -1085,6 +1109,15 @@ class LaneVectoriser {
       llvm::Value* value = vec(store->getValueOperand());
       llvm::Align align = elementAlign(store->getAlign(), e, layout_);
       llvm::Value* lanes = expand(mask, n);
+      if (llvm::AllocaInst* own = store->isSimple() ? wholeOwnObject(store->getPointerOperand(), vt) : nullptr) {
+        // Inactive lanes keep their value, rewritten: nothing else reaches this SIMD-group's
+        // private objects while it runs. A whole-vector store, where a masked one would keep LLVM
+        // from forwarding it to the whole-vector reads that follow (a SIMD-group function's copy of
+        // its argument) and stall the load that reads it back.
+        llvm::Value* old = b_->CreateAlignedLoad(value->getType(), own, align);
+        b_->CreateAlignedStore(b_->CreateSelect(lanes, value, old), own, align);
+        return true;
+      }
       consecutively(
           pointers, e, [&](llvm::Value* first) { return b_->CreateMaskedStore(value, first, align, lanes); },
           [&] { return b_->CreateMaskedScatter(value, pointers, align, lanes); });
@@ -1327,7 +1360,17 @@ class LaneVectoriser {
       // whole-vector accesses let LLVM forward the lanes' values to the reads of single lanes
       // that follow (`simd_sum`'s pairs) instead of going through memory.
       const bool ownValue = llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(call.getArgOperand(0)));
+      // The copy is the lanes' own objects side by side: read at once, without testing addresses.
+      llvm::AllocaInst* own = nullptr;
+      if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(call.getArgOperand(0)))
+        if (wholeOwnObject(a, a->getAllocatedType()) && layout_.getTypeStoreSize(a->getAllocatedType()) == bytes &&
+            bytes == chunk)
+          own = privateCopies_.at(a);
       for (uint64_t at = 0; at < bytes; at += chunk) {
+        if (own) {
+          b_->CreateAlignedStore(b_->CreateAlignedLoad(w, own, llvm::Align(chunk)), base, llvm::Align(chunk));
+          continue;
+        }
         llvm::Value* sources = b_->CreateGEP(b_->getInt8Ty(), from, b_->getInt64(at));
         llvm::Value* values = consecutively(
             sources, t,

@@ -29,7 +29,7 @@ void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
     while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder)) {
       uint32_t status = dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count, runnable_.data(), &regionThread_);
       if (status & 2) sameBarrier(layout, group, size, count);  // reports the divergence
-      if (status != 1) return;
+      if ((status & 3) != 1) return;
     }
     return;
   }

@@ -9,6 +9,7 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
   // No barrier or SIMD-group function can be reached: run the threads one after another, reusing
   // one thread record.
   threads_.resize(1);
+  simdRecordsSize_ = {0, 0, 0};  // no longer SIMD-group records
   SimThread& t = threads_[0];
   t.state = ThreadState::Runnable;
   t.stack = nullptr;

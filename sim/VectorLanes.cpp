@@ -2,7 +2,8 @@
 // call of the kernel's SIMD-group function, its 32 lanes the lanes of vector instructions
 // (LaneVectoriser.h), so a simd_sum is a vector reduction rather than a rendezvous of 32 threads.
 // Barriers suspend the SIMD-group's coroutine; the scheduler releases them between SIMD-groups as
-// it does between threads (docs/architecture.md, "Executor").
+// it does between threads, after a JIT'd loop has run a region of every SIMD-group (or a call per
+// SIMD-group, for functions too large for that loop; docs/architecture.md, "Executor").
 #include "ThreadgroupScheduler.h"
 
 namespace mslsim::execution {
@@ -11,14 +12,19 @@ void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count
   dispatch_.notePath("vector lanes");
   prepareStarter(group, size);  // thread 0's arguments; the function computes each lane's built-ins
   const uint32_t groups = (count + kSimdWidth - 1) / kSimdWidth;
-  // One record per SIMD-group, named by its first thread (in reports of barriers and faults).
+  // One record per SIMD-group, named by its first thread (in reports of barriers and faults): the
+  // same for every threadgroup of one size (this scheduler runs one dispatch, on this path).
+  const bool sameRecords = threads_.size() == groups && simdRecordsSize_ == size;
   threads_.resize(groups);
+  simdRecordsSize_ = size;
   for (uint32_t g = 0; g < groups; ++g) {
     SimThread& t = threads_[g];
-    uint32_t i = g * kSimdWidth;
-    t.linear = i;
-    t.threads = std::min(kSimdWidth, count - i);
-    t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+    if (!sameRecords) {
+      uint32_t i = g * kSimdWidth;
+      t.linear = i;
+      t.threads = std::min(kSimdWidth, count - i);
+      t.local = {i % size[0], i / size[0] % size[1], i / (size[0] * size[1])};
+    }
     t.state = ThreadState::Runnable;
     t.coroutine = nullptr;
     t.flags = t.size = t.resultMask = 0;
@@ -27,6 +33,7 @@ void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count
   frameCount_ = groups;
   atBarrier_ = atSimdCollective_ = 0;
   barrierSitesDiffer_ = false;
+  if (dispatch_.kernel.simdGroupRegions) return runSimdGroupRegions(group, size, count, groups);
   void** args = starter_.args.data();
   const bool suspends = dispatch_.kernel.simdGroupFunction->suspends;
   for (;;) {
@@ -55,6 +62,64 @@ void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count
     if (ranAny) continue;
     if (!resolveBarrier(group)) break;
   }
+}
+
+// A SIMD-group function whose only hooks are threadgroup barriers: each call of its JIT'd region
+// loop runs every runnable SIMD-group to its next barrier (the barrier hooks gone), and the frames
+// say where each stopped. The records are then what the hooks would have left, and barriers are
+// released, or their misuse reported, as above.
+void ThreadgroupScheduler::runSimdGroupRegions(Size3 group, Size3 size, uint32_t count, uint32_t groups) {
+  const RegionLoopLayout& layout = *dispatch_.kernel.simdGroupFunction->regionLoop;
+  auto start = reinterpret_cast<SimdGroupCoroutine>(dispatch_.kernel.simdGroups);
+  void** args = starter_.args.data();
+  frameOwner_ = 0;  // each start takes the next frame
+  for (uint32_t g = 0; g < groups; ++g) threads_[g].coroutine = start(args, g, size[0], size[1], count);
+  runnable_.assign(groups, 1);
+  regionMode_ = true;  // the checks' hooks learn the running SIMD-group from the loop
+  bool anyFinished = false;
+  while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder)) {
+    uint32_t status = dispatch_.kernel.simdGroupRegions(frames_.get(), frameStride_, groups, runnable_.data(), &regionThread_);
+    anyFinished |= (status & 4) != 0;
+    if ((status & 3) == 1 && !anyFinished) {
+      // The usual case: every SIMD-group ran and stopped at one suspension point, a barrier (as
+      // resolveBarrier releases it, without reading the frames).
+      if (uint32_t index = status >> 8; index < layout.barriers.size() && index != layout.startIndex) {
+        for (auto& o : observers_) o->threadgroupBarrier(layout.barriers[index].flags);
+        newReadGeneration();
+        continue;
+      }
+    }
+    if (!barrierWaitsFromFrames(layout, groups) || !resolveBarrier(group)) break;
+    for (uint32_t g = 0; g < groups; ++g) runnable_[g] = threads_[g].state == ThreadState::Runnable;
+  }
+  regionMode_ = false;
+}
+
+// After a region loop without barrier hooks: each record's state, and the barrier it waits at, read
+// from its frame, as the hook would have recorded them. False when every record has finished.
+bool ThreadgroupScheduler::barrierWaitsFromFrames(const RegionLoopLayout& layout, uint32_t records) {
+  atBarrier_ = 0;
+  barrierSitesDiffer_ = false;
+  barrierFlags_ = 0;
+  for (uint32_t i = 0; i < records; ++i) {
+    SimThread& t = threads_[i];
+    if (*reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr) {
+      t.state = ThreadState::Done;
+      continue;
+    }
+    uint32_t index = layout.indexMask ? suspensionIndex(layout, i) : 0;
+    if (index >= layout.barriers.size() || index == layout.startIndex) return false;  // not known: cannot happen
+    const RegionBarrier& b = layout.barriers[index];
+    t.state = ThreadState::AtThreadgroupBarrier;
+    t.site = {b.file.c_str(), b.line, b.column};
+    t.flags = b.flags;
+    if (atBarrier_++ == 0)
+      barrierSite_ = t.site;
+    else if (!(t.site == barrierSite_))  // one barrier may have several suspension points
+      barrierSitesDiffer_ = true;
+    barrierFlags_ |= b.flags;
+  }
+  return atBarrier_ > 0;
 }
 
 }  // namespace mslsim::execution
