@@ -68,7 +68,11 @@ void ThreadgroupScheduler::prepareStarter(Size3 group, Size3 size) {
   starter_.linear = 0;
   starter_.local = {0, 0, 0};
   starter_.stack = nullptr;
-  bindArguments(starter_);
+  // The buffers and the arena are the same for every threadgroup of the dispatch: bound once.
+  if (starterArena_ != arena_.data()) {
+    bindArguments(starter_);
+    starterArena_ = arena_.data();
+  }
   writeBuiltins(starter_, group, size);
 }
 

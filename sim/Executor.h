@@ -47,6 +47,9 @@ using RegionLoopFunction = uint32_t (*)(void* frames, uint64_t stride, uint32_t 
 // SIMD-group), the others a plain function.
 using SimdGroupEntry = void (*)(void** args, uint32_t simdgroup, uint32_t sx, uint32_t sy, uint32_t count);
 using SimdGroupCoroutine = void* (*)(void** args, uint32_t simdgroup, uint32_t sx, uint32_t sy, uint32_t count);
+// With a region loop over the SIMD-groups' frames (SimdGroupFunction::regionLoop): starts the
+// coroutines of a threadgroup's `groups` SIMD-groups, in frames handed out by index.
+using SimdGroupStartsFunction = void (*)(void** args, uint32_t sx, uint32_t sy, uint32_t count, uint32_t groups);
 
 // The threadgroup_barrier a suspension point follows, as its hook call named it.
 struct RegionBarrier {
@@ -129,6 +132,7 @@ struct ExecutableKernel {
   std::optional<SimdGroupFunction> simdGroupFunction;
   void* simdGroups = nullptr;  // when simdGroupFunction, once loaded: SimdGroupEntry or SimdGroupCoroutine
   RegionLoopFunction simdGroupRegions = nullptr;  // when simdGroupFunction->regionLoop, once loaded
+  SimdGroupStartsFunction simdGroupStarts = nullptr;  // the same
   std::shared_ptr<void> owner;          // keeps the JIT'd code alive
   // Checked builds: the instrumented access sites, the threadgroup variables, the user's files.
   bool instrumented = false;

@@ -2255,17 +2255,15 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   return result;
 }
 
-void handOutFramesByIndex(llvm::Function& starts) {
+namespace {
+// In a loop over coroutine starts, each start's frame hook call replaced by frame `index` of the
+// frames' base (hook::kCoroutineFrames).
+void handOutFrames(llvm::Function& starts, llvm::Value* index) {
   llvm::Module& module = *starts.getParent();
   llvm::LLVMContext& ctx = module.getContext();
   llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
-  // The thread's index: what the loop stores in its thread slot (argument 4) before each start.
-  llvm::Value* linear = nullptr;
-  for (llvm::User* u : starts.getArg(4)->users())
-    if (auto* store = llvm::dyn_cast<llvm::StoreInst>(u))
-      if (store->getPointerOperand() == starts.getArg(4)) linear = store->getValueOperand();
-  if (!linear) return;
+  llvm::Value* linear = index;
   std::vector<llvm::CallInst*> calls;
   for (auto& bb : starts)
     for (auto& inst : bb)
@@ -2288,6 +2286,49 @@ void handOutFramesByIndex(llvm::Function& starts) {
     c->replaceAllUsesWith(frame);
     c->eraseFromParent();
   }
+}
+}  // namespace
+
+void handOutFramesByIndex(llvm::Function& starts) {
+  // The thread's index: what the loop stores in its thread slot (argument 4) before each start.
+  llvm::Value* linear = nullptr;
+  for (llvm::User* u : starts.getArg(4)->users())
+    if (auto* store = llvm::dyn_cast<llvm::StoreInst>(u))
+      if (store->getPointerOperand() == starts.getArg(4)) linear = store->getValueOperand();
+  if (linear) handOutFrames(starts, linear);
+}
+
+llvm::Function* buildSimdGroupStarts(llvm::Function& ramp, const std::string& name) {
+  llvm::Module& module = *ramp.getParent();
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
+  if (ramp.arg_size() != 5) return nullptr;
+  // void starts(ptr args, i32 sx, i32 sy, i32 count, i32 groups)
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i32, i32, i32, i32}, false);
+  llvm::Function* starts = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+  starts->addFnAttr(llvm::Attribute::NoUnwind);
+  copyCodeGenerationAttributes(ramp, *starts);
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", starts);
+  llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx, "start", starts);
+  llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", starts);
+  llvm::IRBuilder<> b(entry);
+  b.CreateCondBr(b.CreateICmpEQ(starts->getArg(4), b.getInt32(0)), exit, body);
+  b.SetInsertPoint(body);
+  llvm::PHINode* g = b.CreatePHI(i32, 2, "simdgroup");
+  g->addIncoming(b.getInt32(0), entry);
+  b.CreateCall(ramp.getFunctionType(), &ramp, {starts->getArg(0), g, starts->getArg(1), starts->getArg(2), starts->getArg(3)});
+  llvm::Value* after = b.CreateAdd(g, b.getInt32(1), "", true, true);
+  g->addIncoming(after, body);
+  b.CreateCondBr(b.CreateICmpULT(after, starts->getArg(4)), body, exit);
+  b.SetInsertPoint(exit);
+  b.CreateRetVoid();
+  if (!inlineCalls(*starts, ramp, /*dropBarrierHooks=*/false)) {
+    starts->eraseFromParent();
+    return nullptr;
+  }
+  handOutFrames(*starts, g);
+  return starts;
 }
 
 bool inlineCalls(llvm::Function& caller, llvm::Function& callee, bool dropBarrierHooks) {

@@ -216,6 +216,7 @@ void lowerRangeChecks(llvm::Function& f);
 constexpr const char* kThreadLoopPrefix = "__mslsim_loop.";
 constexpr const char* kRegionLoopPrefix = "__mslsim_regions.";
 constexpr const char* kSimdGroupRegionsPrefix = "__mslsim_lanes_regions.";
+constexpr const char* kSimdGroupStartsPrefix = "__mslsim_lanes_starts.";
 
 // A loop over a threadgroup's threads (ThreadLoopFunction) calling `entry` for each. With
 // `recordThread` (and always for a coroutine ramp) each iteration first writes the thread's index
@@ -232,5 +233,10 @@ bool inlineCalls(llvm::Function& caller, llvm::Function& callee, bool dropBarrie
 // thread i's frame is computed from i and the frames' base (hook::kCoroutineFrames) instead of a
 // hook call per thread.
 void handOutFramesByIndex(llvm::Function& starts);
+
+// `void name(void** args, u32 sx, u32 sy, u32 count, u32 groups)`: starts the coroutine of each of
+// a threadgroup's `groups` SIMD-groups (the SIMD-group function's ramp inlined), SIMD-group g's
+// frame the g-th of the frames' base. Null if the ramp cannot be inlined.
+llvm::Function* buildSimdGroupStarts(llvm::Function& ramp, const std::string& name);
 
 }  // namespace mslsim

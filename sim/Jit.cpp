@@ -47,6 +47,7 @@ std::string simdGroupSymbol(const std::string& entrySymbol) { return kSimdGroupP
 // over its SIMD-groups' frames: MLX's softmax and reductions are a few hundred, its GEMMs thousands.
 constexpr unsigned kSimdGroupRegionLoopLimit = 3000;
 std::string simdGroupRegionsSymbol(const std::string& entrySymbol) { return kSimdGroupRegionsPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
+std::string simdGroupStartsSymbol(const std::string& entrySymbol) { return kSimdGroupStartsPrefix + entrySymbol.substr(std::strlen(kEntryPrefix)); }
 
 // Clears ArgumentInfo::used for the parameters the optimised code of a kernel never reads. Its
 // functions that take the argument table (`void** args`, one slot per parameter position: the
@@ -304,8 +305,15 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
           if (llvm::Function* resume = module.getFunction((ramp->getName() + ".resume").str());
               resume && resume->getInstructionCount() <= kSimdGroupRegionLoopLimit)
             if (auto layout = buildRegionLoop(*ramp, simdGroupRegionsSymbol(entry), /*startsSuspended=*/true)) {
-              newFunctions.insert(module.getFunction(simdGroupRegionsSymbol(entry)));
-              lanes.regionLoop = std::move(*layout);
+              llvm::Function* loop = module.getFunction(simdGroupRegionsSymbol(entry));
+              // The SIMD-groups' starts, as one loop too (no hook call per frame).
+              if (llvm::Function* starts = buildSimdGroupStarts(*ramp, simdGroupStartsSymbol(entry))) {
+                newFunctions.insert(loop);
+                newFunctions.insert(starts);
+                lanes.regionLoop = std::move(*layout);
+              } else {
+                loop->eraseFromParent();
+              }
             }
     if (!newFunctions.empty()) {
       // Only the new loops need optimising; everything else has been (for MLX's GEMM kernels
@@ -534,6 +542,12 @@ JitResult loadObject(const CompiledObject& object) {
           return result;
         }
         k.simdGroupRegions = loop->toPtr<RegionLoopFunction>();
+        auto starts = owner->lookup(simdGroupStartsSymbol(compiled.info.entrySymbol));
+        if (!starts) {
+          result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(starts.takeError());
+          return result;
+        }
+        k.simdGroupStarts = starts->toPtr<SimdGroupStartsFunction>();
       }
     }
     k.owner = owner;

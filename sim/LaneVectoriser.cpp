@@ -166,8 +166,12 @@ class LaneVectoriser {
       llvm::Type* f32 = b.getFloatTy();
       return b.CreateFPToUI(b.CreateFDiv(b.CreateUIToFP(n, f32), b.CreateUIToFP(d, f32)), i32());
     };
-    llvm::Value* row = divide(linear, sx);     // y + z * sy
-    llvm::Value* plane = divide(row, sy);      // z
+    // A threadgroup of one row (sx >= count, the usual 1-D dispatch) needs no division: a select
+    // on that uniform condition, which LLVM's code generation turns into a branch around the
+    // divisions.
+    llvm::Value* oneRow = b.CreateICmpUGE(sx, f_->getArg(4), "one.row");
+    llvm::Value* row = b.CreateSelect(oneRow, b.getInt32(0), divide(linear, sx));  // y + z * sy
+    llvm::Value* plane = b.CreateSelect(oneRow, b.getInt32(0), divide(row, sy));   // z
     std::array<llvm::Value*, 3> local = {b.CreateSub(linear, b.CreateMul(row, sx)), b.CreateSub(row, b.CreateMul(plane, sy)),
                                          plane};
 

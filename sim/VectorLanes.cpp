@@ -70,10 +70,7 @@ void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count
 // released, or their misuse reported, as above.
 void ThreadgroupScheduler::runSimdGroupRegions(Size3 group, Size3 size, uint32_t count, uint32_t groups) {
   const RegionLoopLayout& layout = *dispatch_.kernel.simdGroupFunction->regionLoop;
-  auto start = reinterpret_cast<SimdGroupCoroutine>(dispatch_.kernel.simdGroups);
-  void** args = starter_.args.data();
-  frameOwner_ = 0;  // each start takes the next frame
-  for (uint32_t g = 0; g < groups; ++g) threads_[g].coroutine = start(args, g, size[0], size[1], count);
+  dispatch_.kernel.simdGroupStarts(starter_.args.data(), size[0], size[1], count, groups);
   runnable_.assign(groups, 1);
   regionMode_ = true;  // the checks' hooks learn the running SIMD-group from the loop
   bool anyFinished = false;
