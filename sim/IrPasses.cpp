@@ -178,10 +178,13 @@ std::map<std::string, ThreadgroupLayout> lowerThreadgroupMemory(llvm::Module& mo
       hook::kThreadgroupArena, llvm::FunctionType::get(ptrTy, false));
   if (auto* decl = llvm::dyn_cast<llvm::Function>(arenaFn.getCallee())) {
     // The arena of a running threadgroup never changes (nor does a thread move to another
-    // worker), so calls may be merged and hoisted, out of the JIT's loops over a threadgroup too.
+    // worker), so calls may be merged and hoisted, out of the JIT's loops over a threadgroup too,
+    // also from where they run on some rounds only (a SIMD-group's first region, in the loop over
+    // SIMD-groups): the call has no effect to speculate.
     decl->setDoesNotAccessMemory();
     decl->setDoesNotThrow();
     decl->setWillReturn();
+    decl->addFnAttr(llvm::Attribute::Speculatable);
   }
   std::map<llvm::Function*, llvm::Value*> arenaBase;
   for (auto* gv : variables) {
