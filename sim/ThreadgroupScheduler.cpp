@@ -88,13 +88,28 @@ std::string positionText(Size3 p) {
 }
 }  // namespace
 
+// Every word of the arena the poison word, 64 bytes at a time (a word at a time, a 1 KiB tile cost
+// the tree reduction a tenth of its unchecked run).
+void ThreadgroupScheduler::poisonArena() {
+  static const auto block = [] {
+    std::array<uint32_t, 16> words;
+    words.fill(kPoisonWord);
+    return words;
+  }();
+  uint8_t* data = arena_.data();
+  const size_t words = arena_.size() / 4 * 4;
+  size_t i = 0;
+  for (; i + sizeof block <= words; i += sizeof block) std::memcpy(data + i, block.data(), sizeof block);
+  for (; i < words; i += 4) std::memcpy(data + i, &kPoisonWord, 4);
+}
+
 void ThreadgroupScheduler::run(Size3 group) {
   Size3 size = dispatch_.geometry.threadgroupSize(group);
   uint32_t count = size[0] * size[1] * size[2];
   if (count == 0) return;
   // Threadgroup memory is not zeroed on a GPU: poison it so a read-before-write shows.
   if (!arena_.data() || arena_.size() != dispatch_.arenaBytes) arena_ = GuardedMemory(dispatch_.arenaBytes);
-  for (size_t i = 0; i + 4 <= arena_.size(); i += 4) std::memcpy(arena_.data() + i, &kPoisonWord, 4);
+  poisonArena();
   tKernelFramesTop = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
 
   tCurrent = this;

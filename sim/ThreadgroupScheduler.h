@@ -383,6 +383,7 @@ class ThreadgroupScheduler {
   bool barrierWaitsFromFrames(const RegionLoopLayout& layout, uint32_t records);
   Size3 simdRecordsSize_{0, 0, 0};  // the threadgroup size threads_ holds SIMD-group records for
   const void* starterArena_ = nullptr;  // the arena starter_'s arguments were bound with
+  void poisonArena();
   bool sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count);
   // Region loops under checks (sync, or observers): the frames say where each thread waits.
   void runCheckedRegions(Size3 group, Size3 size, uint32_t count);
