@@ -1109,6 +1109,26 @@ class LaneVectoriser {
       if (!wide(vt)) return fail("a lane-varying store of " + describe(*vt));
       llvm::Type* e = elementOf(vt);
       unsigned n = width(vt);
+      if (!isVarying(store->getPointerOperand()) && store->isSimple()) {
+        // One address for every lane (`if (lane == 0) sums[sg] = s`): what the last active lane
+        // writes stays, as the threads one by one (and a scatter, at many times the cost) leave it.
+        // The block runs only when some lane is here, so the mask has a highest lane.
+        llvm::Value* bits = b_->CreateBitCast(mask, i32());
+        llvm::Value* last = b_->CreateSub(b_->getInt32(kLanes - 1),
+                                          b_->CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, bits, b_->getFalse()));
+        llvm::Value* value = vec(store->getValueOperand());
+        llvm::Value* written;
+        if (n == 1) {
+          written = b_->CreateExtractElement(value, last);
+        } else {
+          written = llvm::PoisonValue::get(vt);
+          for (unsigned c = 0; c < n; ++c)
+            written = b_->CreateInsertElement(
+                written, b_->CreateExtractElement(value, b_->CreateAdd(b_->CreateMul(last, b_->getInt32(n)), b_->getInt32(c))), c);
+        }
+        b_->CreateAlignedStore(written, scalar(store->getPointerOperand()), store->getAlign());
+        return true;
+      }
       llvm::Value* pointers = componentPointers(vec(store->getPointerOperand()), e, n);
       llvm::Value* value = vec(store->getValueOperand());
       llvm::Align align = elementAlign(store->getAlign(), e, layout_);
