@@ -202,7 +202,8 @@ struct DispatchResult {
   // watching a dispatch costs beside running it.
   double waitingCpuMilliseconds = 0;
   // How the threads ran ("thread loop", "threads one by one", "region loop", "vector lanes",
-  // "coroutines", "fibers"; docs/architecture.md, "Executor"), or "" when no threadgroup ran.
+  // "vector lanes, a call per SIMD-group", "coroutines", "fibers"; docs/architecture.md,
+  // "Executor"), or "" when no threadgroup ran.
   std::string path;
   std::map<unsigned, std::vector<ElementWriter>> writers;  // by [[buffer(n)]], with trackWriters
   bool hasErrors() const {

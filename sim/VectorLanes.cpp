@@ -9,7 +9,11 @@
 namespace mslsim::execution {
 
 void ThreadgroupScheduler::runSimdGroups(Size3 group, Size3 size, uint32_t count) {
-  dispatch_.notePath("vector lanes");
+  // The path's name says which loop runs the SIMD-groups: the JIT'd loop over their regions, or
+  // the scheduler's call per SIMD-group (functions too large for that loop).
+  dispatch_.notePath(dispatch_.kernel.simdGroupRegions || !dispatch_.kernel.simdGroupFunction->suspends
+                         ? "vector lanes"
+                         : "vector lanes, a call per SIMD-group");
   prepareStarter(group, size);  // thread 0's arguments; the function computes each lane's built-ins
   const uint32_t groups = (count + kSimdWidth - 1) / kSimdWidth;
   // One record per SIMD-group, named by its first thread (in reports of barriers and faults): the

@@ -469,3 +469,47 @@ kernel void k(device const float* a [[buffer(0)]], device const float* tail [[bu
   Launch launch(p->kernel("k"));
   EXPECT_THROW(launch.bindBuffer(1, packed, 49, false, "packed"), Error);
 }
+
+// A SIMD-group function too large for the JIT'd loop over the SIMD-groups' regions (a long
+// unrolled body, as in MLX's GEMMs) is resumed by the scheduler a call per SIMD-group; a small one
+// runs in that loop. Both against the same C++ loop.
+TEST(Executor, LargeSimdGroupFunctionsRunACallPerSimdGroup) {
+  // ROUND repeated 4^levels times, each a few vector instructions.
+  auto kernel = [](int levels) {
+    std::string repeat = "ROUND";
+    for (int l = 0; l < levels; ++l) repeat = "R4(" + repeat + ")";
+    return R"(
+#define ROUND acc = acc * 0.5f + (v + c) * (v - 1.0f); c += 1.0f;
+#define R4(x) x x x x
+kernel void k(device float* out [[buffer(0)]], uint gid [[thread_position_in_grid]],
+              uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup float part[2];
+  const float v = float(gid % 17) * 0.25f;
+  float acc = 0.0f, c = 0.0f;
+  )" + repeat + R"(
+  const float s = simd_sum(acc);
+  if (lane == 0) part[sg] = s;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[gid] = part[0] + part[1] - acc;
+})";
+  };
+  for (auto [levels, path] : {std::pair<int, const char*>{1, "vector lanes"}, {5, "vector lanes, a call per SIMD-group"}}) {
+    SCOPED_TRACE(levels);
+    KernelRun r = runKernel(kernel(levels), 256, 64, 256, 60, Schedule(), CheckSet::none());
+    EXPECT_EQ(r.result.path, path);
+    std::vector<double> acc(256);
+    for (uint32_t g = 0; g < 256; ++g) {
+      float v = float(g % 17) * 0.25f, a = 0.0f, c = 0.0f;
+      for (int i = 0; i < (1 << (2 * levels)); ++i) {
+        a = a * 0.5f + (v + c) * (v - 1.0f);
+        c += 1.0f;
+      }
+      acc[g] = a;
+    }
+    for (uint32_t g = 0; g < 256; ++g) {
+      double group = 0;
+      for (uint32_t t = g / 64 * 64; t < g / 64 * 64 + 64; ++t) group += acc[t];
+      EXPECT_NEAR(r.out[g], group - acc[g], 1e-5 * std::max(1.0, std::abs(group))) << "thread " << g;
+    }
+  }
+}
