@@ -1288,12 +1288,16 @@ namespace mslsim {
 
 namespace {
 
-// A loop built around a kernel's code is compiled as the kernel is: the target CPU and its
-// features, and stack probes ("probe-stack"), without which a large private array moves the stack
-// pointer past the guard page in one step and the overflow is not recognised as one.
-void copyCodeGenerationAttributes(const llvm::Function& from, llvm::Function& to) {
-  for (const llvm::Attribute& attribute : from.getAttributes().getFnAttrs())
-    if (attribute.isStringAttribute()) to.addFnAttr(attribute);
+// A function the JIT builds around a kernel's code (its loops over threads and SIMD-groups) is
+// compiled as the kernel is: the target CPU and its features, and stack probes ("probe-stack"),
+// without which a large private array moves the stack pointer past the guard page in one step and
+// the overflow is not recognised as one.
+llvm::Function* createKernelLoop(llvm::Function& kernel, llvm::FunctionType* type, const std::string& name) {
+  llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, *kernel.getParent());
+  loop->addFnAttr(llvm::Attribute::NoUnwind);
+  for (const llvm::Attribute& attribute : kernel.getAttributes().getFnAttrs())
+    if (attribute.isStringAttribute()) loop->addFnAttr(attribute);
+  return loop;
 }
 
 void lowerRangeCheck(llvm::CallInst* call) {
@@ -1763,9 +1767,7 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
   llvm::PointerType* ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i32, i32, i32, ptr}, false);
-  llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
-  loop->addFnAttr(llvm::Attribute::NoUnwind);
-  copyCodeGenerationAttributes(entry, *loop);
+  llvm::Function* loop = createKernelLoop(entry, type, name);
   llvm::Argument* args = loop->getArg(0);
   llvm::Argument* threadSlot = loop->getArg(4);
   llvm::Value* size[3] = {loop->getArg(1), loop->getArg(2), loop->getArg(3)};
@@ -2170,9 +2172,7 @@ std::optional<RegionLoopLayout> buildRegionLoop(llvm::Function& ramp, const std:
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
   auto* type = llvm::FunctionType::get(i32, {ptr, i64, i32, ptr, ptr}, false);
-  llvm::Function* loop = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
-  loop->addFnAttr(llvm::Attribute::NoUnwind);
-  copyCodeGenerationAttributes(ramp, *loop);
+  llvm::Function* loop = createKernelLoop(ramp, type, name);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", loop);
   llvm::BasicBlock* header = llvm::BasicBlock::Create(ctx, "thread", loop);
   llvm::BasicBlock* run = llvm::BasicBlock::Create(ctx, "resume", loop);
@@ -2309,9 +2309,7 @@ llvm::Function* buildSimdGroupStarts(llvm::Function& ramp, const std::string& na
   if (ramp.arg_size() != 5) return nullptr;
   // void starts(ptr args, i32 sx, i32 sy, i32 count, i32 groups)
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, i32, i32, i32, i32}, false);
-  llvm::Function* starts = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
-  starts->addFnAttr(llvm::Attribute::NoUnwind);
-  copyCodeGenerationAttributes(ramp, *starts);
+  llvm::Function* starts = createKernelLoop(ramp, type, name);
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(ctx, "entry", starts);
   llvm::BasicBlock* body = llvm::BasicBlock::Create(ctx, "start", starts);
   llvm::BasicBlock* exit = llvm::BasicBlock::Create(ctx, "exit", starts);
