@@ -21,13 +21,17 @@
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
+
+#include <unistd.h>
 
 #include "Hooks.h"
 #include "HostBoundary.h"
@@ -460,6 +464,46 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
   return true;
 }
 
+namespace {
+// For developers of mslsim: with MSLSIM_PERF_MAP=1, the JIT'd functions (resume functions and
+// loops included) go to /tmp/perf-<pid>.map, where `perf report` finds the names of code it
+// otherwise shows as addresses. The object's text is placed in one piece, so each function lies
+// at its offset in the object from `known`, whose address the JIT gave.
+void appendPerfMap(const CompiledObject& object, const std::string& known, uint64_t knownAddress) {
+  auto file = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(llvm::StringRef(object.object.data(), object.object.size()), "mslsim-kernels.o"));
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return;
+  }
+  auto* elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(file->get());
+  if (!elf) return;
+  std::optional<uint64_t> base;
+  for (const llvm::object::ELFSymbolRef symbol : elf->symbols()) {
+    auto name = symbol.getName();
+    auto value = symbol.getValue();
+    if (name && value && *name == known) base = knownAddress - *value;
+    if (!name) llvm::consumeError(name.takeError());
+    if (!value) llvm::consumeError(value.takeError());
+  }
+  if (!base) return;
+  FILE* map = std::fopen(("/tmp/perf-" + std::to_string(getpid()) + ".map").c_str(), "a");
+  if (!map) return;
+  for (const llvm::object::ELFSymbolRef symbol : elf->symbols()) {
+    auto type = symbol.getType();
+    auto name = symbol.getName();
+    auto value = symbol.getValue();
+    if (type && *type == llvm::object::SymbolRef::ST_Function && name && value)
+      std::fprintf(map, "%llx %llx %s\n", (unsigned long long)(*base + *value), (unsigned long long)symbol.getSize(),
+                   name->str().c_str());
+    if (!type) llvm::consumeError(type.takeError());
+    if (!name) llvm::consumeError(name.takeError());
+    if (!value) llvm::consumeError(value.takeError());
+  }
+  std::fclose(map);
+}
+}  // namespace
+
 JitResult loadObject(const CompiledObject& object) {
   JitResult result;
   initialiseLlvmOnce();
@@ -512,6 +556,8 @@ JitResult loadObject(const CompiledObject& object) {
     }
     ExecutableKernel k = compiled;
     k.entry = address->toPtr<EntryFunction>();
+    if (const char* map = std::getenv("MSLSIM_PERF_MAP"); map && *map == '1' && &compiled == &object.kernels.front())
+      appendPerfMap(object, compiled.info.entrySymbol, address->getValue());
     if (compiled.hasThreadLoop) {
       auto loop = owner->lookup(threadLoopSymbol(compiled.info.entrySymbol));
       if (!loop) {
