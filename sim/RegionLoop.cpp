@@ -48,26 +48,12 @@ void ThreadgroupScheduler::runRegions(Size3 group, Size3 size, uint32_t count) {
 }
 
 // Barrier-only kernels under checks: the region loop runs each region of every thread, and the
-// frames say where each thread waits (RegionLoopLayout::barriers), so that a barrier is released,
-// or a divergence reported, as resolveBarrier does it for threads that ran as coroutines. The
-// loop stores each thread's index before resuming it: the checks' hooks name that thread.
+// frames say where each thread waits (RegionLoopLayout::barriers): the records are rebuilt from
+// them (barrierWaitsFromFrames), and resolveBarrier releases the barrier, or reports its misuse, as
+// for threads that ran as coroutines. The loop stores each thread's index before resuming it: the
+// checks' hooks name that thread.
 void ThreadgroupScheduler::runCheckedRegions(Size3 group, Size3 size, uint32_t count) {
   const RegionLoopLayout& layout = *dispatch_.kernel.regionLoopLayout;
-  // One barrier may have several suspension points (a loop unrolled around it): by index, the
-  // first index of the same barrier. Once per kernel, not per region.
-  if (barrierOfSuspension_.size() != layout.barriers.size()) {
-    const std::vector<RegionBarrier>& barriers = layout.barriers;
-    barrierOfSuspension_.resize(barriers.size());
-    for (uint32_t i = 0; i < barriers.size(); ++i) {
-      barrierOfSuspension_[i] = i;
-      for (uint32_t j = 0; j < i; ++j)
-        if (barriers[j].line == barriers[i].line && barriers[j].column == barriers[i].column &&
-            barriers[j].file == barriers[i].file) {
-          barrierOfSuspension_[i] = j;
-          break;
-        }
-    }
-  }
   dispatch_.notePath("region loop");
   prepareThreads(group, size, count);  // thread records for the hooks; the starts' arguments
   atBarrier_ = atSimdCollective_ = 0;
@@ -76,11 +62,42 @@ void ThreadgroupScheduler::runCheckedRegions(Size3 group, Size3 size, uint32_t c
   regionMode_ = true;
   frameOwner_ = 0;
   dispatch_.kernel.threadLoop(starter_.args.data(), size[0], size[1], size[2], &regionThread_);
-  runnable_.assign(count, 0);
-  while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder) && releaseBarrierFromFrames(layout, group, count))
+  runnable_.resize(count);
+  while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder) && barrierWaitsFromFrames(layout, count) &&
+         resolveBarrier(group)) {
+    for (uint32_t i = 0; i < count; ++i) runnable_[i] = threads_[i].state == ThreadState::Runnable;
     dispatch_.kernel.regionLoop(frames_.get(), frameStride_, count, runnable_.data(), &regionThread_);
+  }
   regionMode_ = false;
   current_ = nullptr;
+}
+
+// After a region loop without barrier hooks (over threads or SIMD-groups): each record's state, and
+// the barrier it waits at, read from its frame, as the hook would have recorded them. False when
+// every record has finished.
+bool ThreadgroupScheduler::barrierWaitsFromFrames(const RegionLoopLayout& layout, uint32_t records) {
+  atBarrier_ = 0;
+  barrierSitesDiffer_ = false;
+  barrierFlags_ = 0;
+  for (uint32_t i = 0; i < records; ++i) {
+    SimThread& t = threads_[i];
+    if (*reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr) {
+      t.state = ThreadState::Done;
+      continue;
+    }
+    uint32_t index = layout.indexMask ? suspensionIndex(layout, i) : 0;
+    if (index >= layout.barriers.size() || index == layout.startIndex) return false;  // not known: cannot happen
+    const RegionBarrier& b = layout.barriers[index];
+    t.state = ThreadState::AtThreadgroupBarrier;
+    t.site = {b.file.c_str(), b.line, b.column};
+    t.flags = b.flags;
+    if (atBarrier_++ == 0)
+      barrierSite_ = t.site;
+    else if (!(t.site == barrierSite_))  // one barrier may have several suspension points
+      barrierSitesDiffer_ = true;
+    barrierFlags_ |= b.flags;
+  }
+  return atBarrier_ > 0;
 }
 
 uint32_t ThreadgroupScheduler::suspensionIndex(const RegionLoopLayout& layout, uint32_t thread) const {
@@ -91,50 +108,6 @@ uint32_t ThreadgroupScheduler::suspensionIndex(const RegionLoopLayout& layout, u
   return index & layout.indexMask;
 }
 
-
-// What resolveBarrier does, with where each thread waits read from its frame.
-bool ThreadgroupScheduler::releaseBarrierFromFrames(const RegionLoopLayout& layout, Size3 group, uint32_t count) {
-  const std::vector<RegionBarrier>& barriers = layout.barriers;
-  const std::vector<uint32_t>& sameAs = barrierOfSuspension_;
-  const uint32_t known = uint32_t(sameAs.size());
-  uint32_t done = 0, waiting = 0, site = 0;
-  const SimThread* returned = nullptr;
-  bool differ = false;
-  for (uint32_t i = 0; i < count; ++i) {
-    SimThread& t = threads_[i];
-    if (*reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr) {
-      t.state = ThreadState::Done;
-      runnable_[i] = 0;
-      if (!returned) returned = &t;
-      ++done;
-      continue;
-    }
-    uint32_t index = layout.indexMask ? suspensionIndex(layout, i) : 0;
-    if (index >= known) return false;  // not a suspension point the layout knows
-    if (waiting++ == 0) site = sameAs[index];
-    else differ |= sameAs[index] != site;
-    t.state = ThreadState::Runnable;
-    runnable_[i] = 1;
-  }
-  if (!waiting) return false;
-  auto callSite = [&](uint32_t index) {
-    const RegionBarrier& b = barriers[index];
-    return CallSite{b.file.c_str(), b.line, b.column};
-  };
-  if (differ) {
-    std::map<CallSite, std::vector<uint32_t>> at;
-    for (uint32_t i = 0; i < count; ++i)
-      if (runnable_[i]) at[callSite(sameAs[suspensionIndex(layout, i)])].push_back(i);
-    auto a = at.begin(), b = std::next(a);
-    dispatch_.report(barriersDiffer(group, a->first, threads_[a->second[0]], a->second.size(), b->first,
-                                    threads_[b->second[0]], b->second.size()));
-    return false;
-  }
-  if (done > 0 && dispatch_.facts.checks.sync) dispatch_.report(barrierSkipped(group, callSite(site), done, count, *returned));
-  for (auto& o : observers_) o->threadgroupBarrier(barriers[site].flags);
-  newReadGeneration();
-  return true;
-}
 
 // Barrier-only kernels: whether every unfinished thread waits at the same barrier (read from the
 // frames); false when all have finished, or (reported) when they wait at different barriers.

@@ -380,14 +380,13 @@ class ThreadgroupScheduler {
   void runRegions(Size3 group, Size3 size, uint32_t count);
   void runSimdGroups(Size3 group, Size3 size, uint32_t count);  // VectorLanes.cpp
   void runSimdGroupRegions(Size3 group, Size3 size, uint32_t count, uint32_t groups);
-  bool barrierWaitsFromFrames(const RegionLoopLayout& layout, uint32_t records);
+  bool barrierWaitsFromFrames(const RegionLoopLayout& layout, uint32_t records);  // RegionLoop.cpp
   Size3 simdRecordsSize_{0, 0, 0};  // the threadgroup size threads_ holds SIMD-group records for
   const void* starterArena_ = nullptr;  // the arena starter_'s arguments were bound with
   void poisonArena();
   bool sameBarrier(const RegionLoopLayout& layout, Size3 group, Size3 size, uint32_t count);
   // Region loops under checks (sync, or observers): the frames say where each thread waits.
   void runCheckedRegions(Size3 group, Size3 size, uint32_t count);
-  bool releaseBarrierFromFrames(const RegionLoopLayout& layout, Size3 group, uint32_t count);
   // The sync check's findings, the same whether the threads ran as coroutines or in a region loop:
   // threads waiting at two barriers (the first of each and how many more), and threads that
   // returned before the barrier the others wait at.
@@ -396,7 +395,6 @@ class ThreadgroupScheduler {
   Finding barrierSkipped(Size3 group, CallSite site, uint32_t returned, uint32_t count,
                          const SimThread& firstReturned) const;
   uint32_t suspensionIndex(const RegionLoopLayout& layout, uint32_t thread) const;
-  std::vector<uint32_t> barrierOfSuspension_;  // runCheckedRegions: suspension index -> first index of its barrier
   // The running thread's index: the JIT'd loops store it here (in region mode the hooks make that
   // thread current), and the loops that resume threads one by one do; the settled-read tests
   // read it (readSettled, and the kernel's own).

@@ -96,31 +96,4 @@ void ThreadgroupScheduler::runSimdGroupRegions(Size3 group, Size3 size, uint32_t
   regionMode_ = false;
 }
 
-// After a region loop without barrier hooks: each record's state, and the barrier it waits at, read
-// from its frame, as the hook would have recorded them. False when every record has finished.
-bool ThreadgroupScheduler::barrierWaitsFromFrames(const RegionLoopLayout& layout, uint32_t records) {
-  atBarrier_ = 0;
-  barrierSitesDiffer_ = false;
-  barrierFlags_ = 0;
-  for (uint32_t i = 0; i < records; ++i) {
-    SimThread& t = threads_[i];
-    if (*reinterpret_cast<void* const*>(frames_.get() + uint64_t(i) * frameStride_) == nullptr) {
-      t.state = ThreadState::Done;
-      continue;
-    }
-    uint32_t index = layout.indexMask ? suspensionIndex(layout, i) : 0;
-    if (index >= layout.barriers.size() || index == layout.startIndex) return false;  // not known: cannot happen
-    const RegionBarrier& b = layout.barriers[index];
-    t.state = ThreadState::AtThreadgroupBarrier;
-    t.site = {b.file.c_str(), b.line, b.column};
-    t.flags = b.flags;
-    if (atBarrier_++ == 0)
-      barrierSite_ = t.site;
-    else if (!(t.site == barrierSite_))  // one barrier may have several suspension points
-      barrierSitesDiffer_ = true;
-    barrierFlags_ |= b.flags;
-  }
-  return atBarrier_ > 0;
-}
-
 }  // namespace mslsim::execution
