@@ -30,6 +30,7 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <type_traits>
 
 #include <unistd.h>
 
@@ -549,52 +550,28 @@ JitResult loadObject(const CompiledObject& object) {
   }
   std::shared_ptr<llvm::orc::LLJIT> owner(std::move(*jit));
   for (const ExecutableKernel& compiled : object.kernels) {
-    auto address = owner->lookup(compiled.info.entrySymbol);
-    if (!address) {
-      result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(address.takeError());
-      return result;
-    }
+    // The address of one of the kernel's symbols, or the error that ends the load.
+    auto find = [&](const std::string& symbol, auto& out) {
+      auto address = owner->lookup(symbol);
+      if (!address) {
+        result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(address.takeError());
+        return false;
+      }
+      out = address->toPtr<std::remove_reference_t<decltype(out)>>();
+      return true;
+    };
+    const std::string& entry = compiled.info.entrySymbol;
     ExecutableKernel k = compiled;
-    k.entry = address->toPtr<EntryFunction>();
+    if (!find(entry, k.entry)) return result;
     if (const char* map = std::getenv("MSLSIM_PERF_MAP"); map && *map == '1' && &compiled == &object.kernels.front())
-      appendPerfMap(object, compiled.info.entrySymbol, address->getValue());
-    if (compiled.hasThreadLoop) {
-      auto loop = owner->lookup(threadLoopSymbol(compiled.info.entrySymbol));
-      if (!loop) {
-        result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(loop.takeError());
-        return result;
-      }
-      k.threadLoop = loop->toPtr<ThreadLoopFunction>();
-    }
-    if (compiled.regionLoopLayout) {
-      auto loop = owner->lookup(regionLoopSymbol(compiled.info.entrySymbol));
-      if (!loop) {
-        result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(loop.takeError());
-        return result;
-      }
-      k.regionLoop = loop->toPtr<RegionLoopFunction>();
-    }
+      appendPerfMap(object, entry, reinterpret_cast<uint64_t>(k.entry));
+    if (compiled.hasThreadLoop && !find(threadLoopSymbol(entry), k.threadLoop)) return result;
+    if (compiled.regionLoopLayout && !find(regionLoopSymbol(entry), k.regionLoop)) return result;
     if (compiled.simdGroupFunction) {
-      auto lanes = owner->lookup(simdGroupSymbol(compiled.info.entrySymbol));
-      if (!lanes) {
-        result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(lanes.takeError());
+      if (!find(simdGroupSymbol(entry), k.simdGroups)) return result;
+      if (compiled.simdGroupFunction->regionLoop &&
+          (!find(simdGroupRegionsSymbol(entry), k.simdGroupRegions) || !find(simdGroupStartsSymbol(entry), k.simdGroupStarts)))
         return result;
-      }
-      k.simdGroups = lanes->toPtr<void*>();
-      if (compiled.simdGroupFunction->regionLoop) {
-        auto loop = owner->lookup(simdGroupRegionsSymbol(compiled.info.entrySymbol));
-        if (!loop) {
-          result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(loop.takeError());
-          return result;
-        }
-        k.simdGroupRegions = loop->toPtr<RegionLoopFunction>();
-        auto starts = owner->lookup(simdGroupStartsSymbol(compiled.info.entrySymbol));
-        if (!starts) {
-          result.error = "kernel '" + compiled.info.name + "': " + llvm::toString(starts.takeError());
-          return result;
-        }
-        k.simdGroupStarts = starts->toPtr<SimdGroupStartsFunction>();
-      }
     }
     k.owner = owner;
     result.kernels.push_back(std::move(k));
