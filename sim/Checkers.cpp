@@ -384,19 +384,29 @@ struct InterGroupEntry {
 static_assert(sizeof(InterGroupEntry) == 12, "12 bytes per byte of a split word");
 
 // The same for the bytes `mask` of a 4-byte word while one access describes them all, as it does
-// for float, int and vector elements: 3 bytes of shadow per byte of device memory instead of 12,
+// for float, int and vector elements: 2 bytes of shadow per byte of device memory instead of 12,
 // which for an element-wise kernel is most of the cost of a checked run (the kernel zeroes every
-// shadow page it hands out). A word two accesses share (two halves written by different threads)
-// is split into an InterGroupEntry per byte. The value a plain write stored is not kept: the
-// memory holds it until the next write, whose hook runs before its store.
+// shadow page it hands out: 23% of the checked add's time with the 12-byte word this was). A word
+// two accesses share (two halves written by different threads) is split into an InterGroupEntry
+// per byte. The value a plain write stored is not kept: the memory holds it until the next
+// write, whose hook runs before its store. All zero: no access yet (an access's mask is never 0).
+constexpr unsigned kWordSiteBits = 18, kWordThreadBits = 37;
 struct InterGroupWord {
-  uint32_t group;
-  uint32_t site;
-  uint16_t thread;
-  bool write : 1, atomic : 1, valueKnown : 1, split : 1;
-  uint8_t mask;
+  uint64_t mask : 4;
+  uint64_t write : 1, atomic : 1, valueKnown : 1, split : 1;
+  // The access is also the first of its threadgroup's current barrier interval, which the
+  // threadgroup's own race state does not hold yet (RaceDetector::claimFirstTouches).
+  uint64_t firstTouch : 1;
+  uint64_t site : kWordSiteBits;
+  uint64_t thread : kWordThreadBits;  // in the dispatch: threadgroup * threads per threadgroup + index in it
 };
-static_assert(sizeof(InterGroupWord) == 12, "the inter-group shadow is the largest structure of a checked run");
+static_assert(sizeof(InterGroupWord) == 8, "the inter-group shadow is the largest structure of a checked run");
+
+// The stride of threadgroups in the dispatch-wide thread numbers of InterGroupWord.
+uint64_t threadsPerGroup(const DispatchFacts& facts) {
+  Size3 size = facts.geometry->requestedThreadgroupSize();
+  return uint64_t(size[0]) * size[1] * size[2];
+}
 
 // Serialises the updates of one shadow word by workers running threadgroups at once (a word two
 // threadgroups touch together is shared data, or the race being reported). Hand-written: a
@@ -437,10 +447,13 @@ struct InterGroupState {
   struct Buffer {
     ZeroedShadow<InterGroupWord> words;
     ZeroedShadow<InterGroupEntry> bytes;
+    uint64_t wordCount;
   };
   explicit InterGroupState(const DispatchFacts& facts) : shared(facts.workers > 1) {
-    for (auto& r : facts.buffers)
-      perBuffer.push_back({ZeroedShadow<InterGroupWord>((r.end - r.begin + 3) / 4), ZeroedShadow<InterGroupEntry>(r.end - r.begin)});
+    for (auto& r : facts.buffers) {
+      uint64_t words = (r.end - r.begin + 3) / 4;
+      perBuffer.push_back({ZeroedShadow<InterGroupWord>(words), ZeroedShadow<InterGroupEntry>(r.end - r.begin), words});
+    }
   }
   Buffer& of(const DispatchFacts& facts, const MemoryRegion& region) {
     return perBuffer[size_t(&region - facts.buffers.data())];
@@ -452,10 +465,12 @@ struct InterGroupState {
 
 class RaceDetector : public ExecutionObserver {
  public:
-  RaceDetector(const DispatchFacts& facts, InterGroupState& inter) : facts_(facts), inter_(inter) {}
+  RaceDetector(const DispatchFacts& facts, InterGroupState& inter)
+      : facts_(facts), inter_(inter), groupThreads_(threadsPerGroup(facts)) {}
 
   void threadgroupBegin(const ThreadIdentity& first, char* arena) override {
     group_ = first;
+    groupFirstThread_ = dispatchThread(first) - first.linear;
     // A new epoch marks every state of the earlier threadgroup stale: only the word states (whose
     // split marks are epochs too) need sizing.
     arenaWords_.resize((facts_.arenaBytes + 3) / 4);
@@ -469,11 +484,22 @@ class RaceDetector : public ExecutionObserver {
 
   void threadgroupBarrier(unsigned flags) override {
     if (flags & 2) ++tgEpoch_;  // mem_threadgroup orders threadgroup memory
-    if (flags & 1) ++deviceEpoch_;  // mem_device orders device memory within the threadgroup
+    if (flags & 1) {  // mem_device orders device memory within the threadgroup
+      ++deviceEpoch_;
+      // First touches of the interval that ends: ordered now, like the states the epoch retires.
+      for (InterGroupWord* e : firstTouches_) {
+        auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(e) >> 12);
+        e->firstTouch = false;
+      }
+      firstTouches_.clear();
+    }
   }
   void simdgroupBarrier(uint32_t simdgroup) override {
+    // The SIMD-group epochs of first touches are the current ones: state them before they change.
+    materialiseFirstTouches();
     if (simdgroup < simdEpoch_.size()) ++simdEpoch_[simdgroup];
   }
+  void threadgroupEnd() override { firstTouches_.clear(); }  // other threadgroups ignore the marks
 
   // A plain read leaves a byte as it is when nobody wrote it in this interval and both reader
   // slots hold plain reads made since their SIMD-groups' last simdgroup_barrier: by any thread
@@ -487,6 +513,13 @@ class RaceDetector : public ExecutionObserver {
     return who;
   }
 
+  // A plain read of read-only memory (a constant or const device argument) can race only with a
+  // write there, which the bounds check reports as such (`write-to-read-only`): with it on, such
+  // reads need no race state at all. Every thread of an element-wise kernel reads its inputs and
+  // its `constant uint&` size this way; two workers took turns at the lock of that size's word
+  // (row softmax: 5.7 s on two workers where one took 3.1).
+  bool needsReadsInside(const MemoryRegion& buffer) const override { return !ignoresReadsOf(buffer); }
+
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
     reportedThisAccess_ = false;  // one report per access, however many bytes conflict
     if (a.target == MemoryAccess::Target::Threadgroup) {
@@ -496,21 +529,20 @@ class RaceDetector : public ExecutionObserver {
                    [&](uint64_t byte) -> ByteState& { return arenaBytes_[byte]; });
     } else if (a.target == MemoryAccess::Target::Buffer && a.region) {
       const MemoryRegion& r = *a.region;
+      if (a.site->op == AccessOp::Load && ignoresReadsOf(r)) return;
       uint64_t size = std::min<uint64_t>(a.size, r.end - a.address);  // the bytes past the end are not accessed
+      uint64_t firstTouches = claimFirstTouches(thread, a, r, size);
       // Device shadow is indexed by address: a word by address / 4, a byte by its address.
       checkRange(thread, a, a.address, a.address, size, deviceEpoch_, "device",
                  [&](uint64_t word) -> WordState& { return deviceWords_.at(word); },
-                 [&](uint64_t byte) -> ByteState& { return deviceBytes_.at(byte); });
-      // A plain read of read-only memory (a constant or const device argument) can race only
-      // with a write there, which the bounds check reports as such: with it on, the read skips
-      // the state the workers share. Every thread of an MLX-style kernel reads its `constant
-      // uint&` sizes, all from one word, and two workers took turns at that word's lock (row
-      // softmax: 5.7 s on two workers where one took 3.1).
-      if (!(r.readOnly && facts_.checks.bounds && a.site->op == AccessOp::Load)) checkAcrossGroups(thread, a, r, size);
+                 [&](uint64_t byte) -> ByteState& { return deviceBytes_.at(byte); }, firstTouches);
+      checkAcrossGroups(thread, a, r, size, firstTouches);
     }
   }
 
  private:
+  bool ignoresReadsOf(const MemoryRegion& buffer) const { return buffer.readOnly && facts_.checks.bounds; }
+
   // Whether a plain read would leave `s` as it is (threadgroupReadsSettled).
   SettledReads settledFor(const ByteState& s) const {
     const ShadowReader& r0 = s.readers[0];
@@ -525,12 +557,17 @@ class RaceDetector : public ExecutionObserver {
   // `index`, word by word: a word the access covers whole and whose bytes were not split in this
   // interval is one check; else the word's bytes are checked one by one, split off the word's
   // state first.
+  // Words whose bit is set in `skipWords` (bit k: the access's k-th word) are left out.
   template <class Words, class Bytes>
   void checkRange(const ThreadIdentity& t, const MemoryAccess& a, uintptr_t address, uint64_t index, uint64_t n,
-                  uint32_t epoch, const char* space, const Words& wordAt, const Bytes& byteAt) {
+                  uint32_t epoch, const char* space, const Words& wordAt, const Bytes& byteAt, uint64_t skipWords = 0) {
     for (uint64_t i = 0; i < n;) {
       uint64_t at = index + i, first = at & 3;
       uint64_t take = std::min<uint64_t>(4 - first, n - i);
+      if (uint64_t k = at / 4 - index / 4; k < 64 && (skipWords >> k & 1)) {
+        i += take;
+        continue;
+      }
       WordState& w = wordAt(at / 4);
       if (w.splitEpoch != epoch) {
         if (take == 4) {
@@ -551,18 +588,20 @@ class RaceDetector : public ExecutionObserver {
   }
 
   // Across threadgroups, word by word (InterGroupWord); the bytes of split words one by one.
-  void checkAcrossGroups(const ThreadIdentity& t, const MemoryAccess& a, const MemoryRegion& r, uint64_t size) {
+  void checkAcrossGroups(const ThreadIdentity& t, const MemoryAccess& a, const MemoryRegion& r, uint64_t size,
+                         uint64_t skipWords) {
     if (size == 0) return;
     InterGroupState::Buffer& shadow = inter_.of(facts_, r);
-    uint32_t me = uint32_t(t.groupLinear + 1);
     bool write = isWrite(a.site->op), atomic = isAtomic(a.site->op);
     bool known = write && !atomic && a.newValue;
+    uint64_t me = dispatchThread(t);
     uint64_t begin = a.address - r.begin, end = begin + size;
     for (uint64_t word = begin / 4; word * 4 < end; ++word) {
+      if (uint64_t k = word - begin / 4; k < 64 && (skipWords >> k & 1)) continue;
       uint64_t lo = std::max(begin, word * 4), hi = std::min(end, word * 4 + 4);
       uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - word * 4));
       InterGroupWord& e = shadow.words.data()[word];
-      // Locked before the entry is read. A stripe per 4 KiB of shadow (341 words, 1.3 KiB of the
+      // Locked before the entry is read. A stripe per 4 KiB of shadow (512 words, 2 KiB of the
       // buffer): a worker's next access is usually there, and the stripe's cache line stays with
       // that worker's core. With a stripe per 64 words, each worker's run of threadgroups went over
       // every stripe, and taking a lock the other core had taken last was a cache miss: two
@@ -571,17 +610,18 @@ class RaceDetector : public ExecutionObserver {
       // The per-byte rule: a write, or an access to bytes nobody accessed, or any access where the
       // last one was a read, replaces the entry; a read after a write keeps it, and so does an
       // atomic access after a plain write (which conflicts with more: other groups' atomics too).
-      bool atomicOverPlain = atomic && e.group && e.write && !e.atomic;
-      bool replaces = !atomicOverPlain && (write || !e.group || !e.write);
-      bool keepsOthers = e.group && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
+      bool touched = e.mask;
+      bool atomicOverPlain = atomic && touched && e.write && !e.atomic;
+      bool replaces = !atomicOverPlain && (write || !touched || !e.write);
+      bool keepsOthers = touched && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
       if (!e.split && keepsOthers) split(shadow, r, word, e);
       if (e.split) {
         InterGroupEntry* bytes = shadow.bytes.data();
         for (uint64_t b = lo; b < hi; ++b) checkInterGroup(t, a, bytes[b], r.begin + b);
         continue;
       }
-      uint8_t overlap = e.group ? uint8_t(e.mask & mask) : 0;
-      if (overlap && e.group != me && (write || e.write) && !(atomic && e.atomic) && !reportedThisAccess_) {
+      uint8_t overlap = uint8_t(e.mask & mask);
+      if (overlap && !inThisGroup(e.thread) && (write || e.write) && !(atomic && e.atomic) && !reportedThisAccess_) {
         // Stores of the value the memory already holds from the other threadgroup's plain store
         // are a uniform write, not a race.
         bool sameValue = known && e.write && !e.atomic && e.valueKnown && !facts_.checks.reportUniformWrites;
@@ -589,21 +629,93 @@ class RaceDetector : public ExecutionObserver {
           if (overlap & (1u << (b - word * 4)))
             sameValue = reinterpret_cast<const uint8_t*>(r.begin)[b] == a.newValue[r.begin + b - a.address];
         if (!sameValue)
-          interGroupRace(t, a, e.group, e.site, e.thread, e.write, r.begin + word * 4 + __builtin_ctz(overlap));
+          interGroupRace(t, a, e.thread / groupThreads_ + 1, e.site, uint16_t(e.thread % groupThreads_), e.write,
+                         r.begin + word * 4 + __builtin_ctz(overlap));
       }
       if (replaces) {
-        e.group = me;
+        e.thread = me;
         e.site = a.siteIndex;
-        e.thread = uint16_t(t.linear);
         e.write = write;
         e.atomic = atomic;
         e.valueKnown = known;
         e.mask = mask;
+        e.firstTouch = false;
       } else if (!atomicOverPlain) {
         e.mask |= mask;
       }
     }
   }
+
+  // The first access to a word in the dispatch, when it is a plain access to the whole word,
+  // is recorded in the word's inter-group state alone: nothing can conflict with it yet, and the
+  // threadgroup's own state (the hashed pages of WordState, 48 bytes a word) would only repeat
+  // it. A checked element-wise kernel's every store is such an access. The mark comes off at the
+  // next device barrier (the access is then ordered for its threadgroup); until then, the next
+  // access to the word from the same threadgroup, or a simdgroup_barrier, first states it in the
+  // threadgroup's state (materialise), as the access would have left it. Returns the words
+  // claimed (bit k: the access's k-th word), which the other checks then leave out. Another
+  // threadgroup's access to a marked word is an access to a word touched by another threadgroup,
+  // as before; it removes the mark when it replaces the entry.
+  uint64_t claimFirstTouches(const ThreadIdentity& t, const MemoryAccess& a, const MemoryRegion& r, uint64_t size) {
+    if (size == 0) return 0;
+    InterGroupState::Buffer& shadow = inter_.of(facts_, r);
+    bool plain = a.site->op == AccessOp::Load || a.site->op == AccessOp::Store;
+    bool write = a.site->op == AccessOp::Store;
+    uint64_t begin = a.address - r.begin, end = begin + size, claimed = 0;
+    for (uint64_t word = begin / 4; word * 4 < end; ++word) {
+      InterGroupWord& e = shadow.words.data()[word];
+      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(&e) >> 12);
+      uint64_t k = word - begin / 4;
+      if (plain && k < 64 && word * 4 >= begin && word * 4 + 4 <= end && !e.mask) {
+        e.mask = 0xF;
+        e.write = write;
+        e.valueKnown = write && a.newValue;
+        e.site = a.siteIndex;
+        e.thread = dispatchThread(t);
+        e.firstTouch = true;
+        firstTouches_.push_back(&e);
+        claimed |= uint64_t(1) << k;
+      } else if (e.firstTouch && inThisGroup(e.thread)) {
+        materialise(e, r.begin + word * 4);
+      }
+    }
+    return claimed;
+  }
+
+  // States a first touch (claimFirstTouches) in the threadgroup's race state of device word
+  // `address` and takes the mark off.
+  void materialise(InterGroupWord& e, uintptr_t address) {
+    WordState& w = deviceWords_.at(address / 4);
+    w.whole = ByteState{deviceEpoch_};
+    uint16_t thread = uint16_t(e.thread - groupFirstThread_ + 1);
+    uint32_t simdEpoch = simdEpoch_[simdgroupOf(thread)];
+    if (e.write) {
+      w.whole.writer = thread;
+      w.whole.writeSite = uint32_t(e.site);
+      w.whole.writeSimdEpoch = simdEpoch;
+      w.whole.valueKnown = e.valueKnown;
+      std::memcpy(&w.whole.value, reinterpret_cast<const void*>(address), 4);  // the memory holds what it stored
+    } else {
+      w.whole.readers[0] = {thread, false, 0, uint32_t(e.site), simdEpoch};
+    }
+    e.firstTouch = false;
+  }
+  void materialiseFirstTouches() {
+    for (InterGroupWord* e : firstTouches_) {
+      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(e) >> 12);
+      if (!e->firstTouch || !inThisGroup(e->thread)) continue;
+      for (auto& b : inter_.perBuffer)
+        if (e >= b.words.data() && e < b.words.data() + b.wordCount) {
+          const MemoryRegion& r = facts_.buffers[size_t(&b - inter_.perBuffer.data())];
+          materialise(*e, r.begin + uint64_t(e - b.words.data()) * 4);
+        }
+    }
+    firstTouches_.clear();
+  }
+
+  // Threads are numbered across the dispatch in the inter-group words.
+  uint64_t dispatchThread(const ThreadIdentity& t) const { return t.groupLinear * groupThreads_ + t.linear; }
+  bool inThisGroup(uint64_t thread) const { return thread - groupFirstThread_ < groupThreads_; }
 
   // A word whose bytes two accesses now share: an entry per byte from here on, the value a plain
   // store left taken from the memory.
@@ -612,9 +724,9 @@ class RaceDetector : public ExecutionObserver {
     for (unsigned i = 0; i < 4; ++i) {
       if (!(e.mask & (1u << i))) continue;
       InterGroupEntry& b = bytes[word * 4 + i];
-      b.group = e.group;
+      b.group = uint32_t(e.thread / groupThreads_ + 1);
       b.site = e.site;
-      b.thread = e.thread;
+      b.thread = uint16_t(e.thread % groupThreads_);
       b.write = e.write;
       b.atomic = e.atomic;
       b.valueKnown = e.valueKnown;
@@ -743,7 +855,7 @@ class RaceDetector : public ExecutionObserver {
     }
   }
 
-  void interGroupRace(const ThreadIdentity& t, const MemoryAccess& a, uint32_t otherGroup, uint32_t otherSite,
+  void interGroupRace(const ThreadIdentity& t, const MemoryAccess& a, uint64_t otherGroup, uint32_t otherSite,
                       uint16_t otherThread, bool otherWrite, uintptr_t address) {
     reportedThisAccess_ = true;
     bool write = isWrite(a.site->op);
@@ -780,6 +892,9 @@ class RaceDetector : public ExecutionObserver {
   std::vector<ByteState> arenaBytes_;  // per byte, for the split words
   ShadowPages<WordState> deviceWords_;
   ShadowPages<ByteState> deviceBytes_;
+  std::vector<InterGroupWord*> firstTouches_;  // marked in this threadgroup's barrier interval
+  uint64_t groupThreads_;          // the stride of threadgroups in dispatch-wide thread numbers
+  uint64_t groupFirstThread_ = 0;  // the running threadgroup's first thread in those numbers
   uint32_t tgEpoch_ = 0, deviceEpoch_ = 0;
   std::vector<uint32_t> simdEpoch_;
   bool reportedThisAccess_ = false;
@@ -802,6 +917,7 @@ class UninitChecker : public ExecutionObserver {
   UninitChecker(const DispatchFacts& facts, UninitState& state) : facts_(facts), state_(state) {}
 
   void threadgroupBegin(const ThreadIdentity&, char*) override { written_.assign(facts_.arenaBytes, 0); }
+  bool needsReadsInside(const MemoryRegion& buffer) const override { return buffer.uninitialized; }
 
   // A read of bytes this threadgroup wrote has nothing to report.
   SettledReads threadgroupReadsSettled(uint64_t offset) const override {
@@ -921,6 +1037,20 @@ class AlignmentChecker : public ExecutionObserver {
 };
 
 }  // namespace
+
+std::string whyChecksCannotRun(const DispatchFacts& facts) {
+  if (!facts.kernel->instrumented || !facts.checks.races) return "";
+  size_t sites = facts.kernel->sites ? facts.kernel->sites->size() : 0;
+  if (sites >= (uint64_t(1) << kWordSiteBits))
+    return "kernel '" + facts.kernel->info.name + "' has " + std::to_string(sites) +
+           " memory access sites, more than the race check can tell apart (" +
+           std::to_string((uint64_t(1) << kWordSiteBits) - 1) + ")";
+  unsigned __int128 threads = (unsigned __int128)facts.geometry->totalThreadgroups() * threadsPerGroup(facts);
+  if (threads >= ((unsigned __int128)1 << kWordThreadBits))
+    return "kernel '" + facts.kernel->info.name + "': the race check numbers at most 2^" +
+           std::to_string(kWordThreadBits) + " threads in a dispatch, and this grid has more";
+  return "";
+}
 
 void prepareCheckers(const DispatchFacts& facts, std::shared_ptr<void>& sharedState) {
   if (facts.kernel->instrumented && (facts.checks.races || facts.checks.uninit))

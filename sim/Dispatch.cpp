@@ -233,6 +233,7 @@ DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFil
     }
   }
   facts.resolveSiteAllocations();
+  if (std::string why = whyChecksCannotRun(facts); !why.empty()) return fail("check-limit", why);
 
   if (!request.options.watch.empty()) {
     try {

@@ -113,6 +113,10 @@ class ExecutionObserver {
   // False if access() only cares about accesses outside the allocation the site's pointer comes
   // from (the bounds check): the others then skip the hook (see hook::kAccessFilter).
   virtual bool needsEveryAccess() const { return true; }
+  // Whether access() must see plain reads that lie inside `buffer` (one of DispatchFacts::buffers).
+  // When no observer does, such reads skip the hook as the bounds check's do (under `--check all`:
+  // the element-wise kernels' reads of their const inputs).
+  virtual bool needsReadsInside(const MemoryRegion& buffer) const { return needsEveryAccess(); }
   // Whether, until the next barrier or access to it through access(), a plain read of the 4 bytes of
   // threadgroup memory at `arenaOffset` (a multiple of 4) would change nothing for this observer
   // and report nothing. Reads it settles skip access() (the checked GEMM's tile reads).
@@ -141,6 +145,8 @@ void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& pat
 
 // The state the checkers of all workers share (across threadgroups), made once per dispatch before
 // the workers start; then each worker makes its checkers, the ones `facts.checks` asks for.
+// Why the checks asked for cannot run this dispatch (a limit of their shadow state), "" if they can.
+std::string whyChecksCannotRun(const DispatchFacts& facts);
 void prepareCheckers(const DispatchFacts& facts, std::shared_ptr<void>& sharedState);
 std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
                                                              std::shared_ptr<void>& sharedState);

@@ -181,8 +181,9 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   }
   // Site filters empty: every access calls the hook.
   // Every access must be seen: but plain reads of threadgroup memory inside their allocation may
-  // be settled. Else only the bounds check listens: an access inside the allocation its pointer
-  // comes from (as the check itself would find it) has nothing to report.
+  // be settled, and plain reads inside a buffer no observer needs (needsReadsInside) skip the
+  // hook. Else only the bounds check listens: an access inside the allocation its pointer comes
+  // from (as the check itself would find it) has nothing to report.
   settlesReads_ = everyAccess;
   const DispatchFacts& facts = dispatch_.facts;
   for (size_t i = 0; i < sites; ++i) {
@@ -190,8 +191,10 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
     bool plainRead = (*kernel.sites)[i].op == AccessOp::Load;
     if (everyAccess && !plainRead) continue;
     if (const MemoryRegion* r = at.buffer) {
-      if (!everyAccess && !(r->readOnly && isWrite((*kernel.sites)[i].op)))
-        filter_[i] = {r->begin, r->end};  // a write to read-only memory there is reported
+      bool skips = everyAccess ? std::none_of(observers_.begin(), observers_.end(),
+                                              [&](auto& o) { return o->needsReadsInside(*r); })
+                               : !(r->readOnly && isWrite((*kernel.sites)[i].op));  // a write to read-only memory there is reported
+      if (skips) filter_[i] = {r->begin, r->end};
     } else if (const MemoryRegion* r = at.threadgroupArgument) {
       threadgroupSites_.push_back({uint32_t(i), r->begin, r->end, everyAccess});
     } else if (const ThreadgroupVariable* v = at.variable) {

@@ -254,3 +254,42 @@ TEST(MetalKernelRun, OutputsArePoisonedUnlessInitValueIsGiven) {
   std::vector<HostArray> initialised = k(call);
   EXPECT_EQ(initialised[0].valueAt(3), 7.0);
 }
+
+// An output MLX allocates without init_value holds whatever the allocator left: under the uninit
+// check, a kernel that reads it before writing it is reported (an accumulation into `out` that
+// forgot init_value=0), naming the output; with init_value the same kernel runs clean, and the
+// result is the reference loop's. Under every check and under the uninit check alone, where no
+// other check asks to see the reads (reads nobody needs skip the hook).
+TEST(MetalKernelRun, ReadingAnOutputWithoutInitValueIsAnUninitialisedRead) {
+  MetalKernel k({"accumulate", {"inp"}, {"out"}, "\n  uint i = thread_position_in_grid.x;\n  out[i] = out[i] + 2.0f * inp[i];\n",
+                 "", true, false, MathMode::Safe});
+  std::vector<float> data(64);
+  for (int i = 0; i < 64; ++i) data[i] = 0.25f * float(i);
+  ArrayView v;
+  v.dtype = DType::Float32;
+  v.shape = {64};
+  v.strides = {1};
+  v.data = v.allocationBegin = data.data();
+  v.allocationBytes = data.size() * 4;
+  CheckSet uninitOnly = CheckSet::none();
+  uninitOnly.uninit = true;
+  for (CheckSet checks : {CheckSet::all(), uninitOnly}) {
+    Call call;
+    call.inputs = {v};
+    call.outputShapes = {{64}};
+    call.outputDtypes = {DType::Float32};
+    call.grid = {64, 1, 1};
+    call.threadgroup = {32, 1, 1};
+    call.checks = checks;
+    try {
+      k(call);
+      ADD_FAILURE() << "the read of the uninitialised output was not reported (races " << checks.races << ")";
+    } catch (const KernelError& e) {
+      EXPECT_NE(std::string(e.json()).find("\"uninitialized-read\""), std::string::npos) << e.json();
+      EXPECT_NE(std::string(e.what()).find("argument 'out'"), std::string::npos) << e.what();
+    }
+    call.initValue = 1;
+    std::vector<HostArray> out = k(call);
+    for (int i = 0; i < 64; ++i) EXPECT_EQ(out[0].valueAt(i), 1.0f + 2.0f * data[i]) << i;
+  }
+}
