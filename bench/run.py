@@ -352,7 +352,23 @@ class Runner:
         row["path"] = row["vector_path"]
         row["cpp"] = self.reference(bench, case)
 
-    def measure(self, bench, progress_only=False, paths_only=False):
+    def measure_checked(self, bench, case, row):
+        """`--check all` on one worker and on one per core. --check all: one worker by default
+        (reports name the same threads every run); --workers N shares the checkers' state."""
+        row["all1"] = self.mslsim(bench, case, "all", workers=1, repeats=1)[1]
+        row["all2"] = self.mslsim(bench, case, "all", workers=self.cores, repeats=1)[1]
+
+    def measure_grind(self, bench, case, row, modes=(("grind", False), ("grind_races", True))):
+        grind_case = bench.make(bench.grind_quick if self.quick else bench.grind, np.random.default_rng(1))
+        row["grind_case"] = grind_case
+        scale = case.work / grind_case.work
+        for key, races in modes:
+            log(f"{bench.name}: Oclgrind{' --data-races' if races else ''} at {grind_case.label}")
+            r = self.peer("oclgrind", bench, grind_case, data_races=races)
+            row[key] = r if isinstance(r, str) else (r[0], r[1] * scale)
+        row["scale"] = scale
+
+    def measure(self, bench, progress_only=False, paths_only=False, checked_only=False):
         rng = np.random.default_rng(0)
         case = bench.make(bench.quick if self.quick else bench.full, rng)
         row = {"bench": bench, "case": case}
@@ -362,26 +378,21 @@ class Runner:
         if paths_only:
             self.measure_paths(bench, case, row)
             return row
+        if checked_only:
+            log(f"{bench.name} at {case.label}: mslsim --check all")
+            self.measure_checked(bench, case, row)
+            self.measure_grind(bench, case, row, modes=(("grind_races", True),))
+            return row
         log(f"{bench.name} at {case.label}: mslsim")
         row["compile_cold"], row["none2"] = self.mslsim(bench, case, "none", workers=self.cores)
         row["compile_cached"], row["none1"] = self.mslsim(bench, case, "none", workers=1)
-        # --check all: one worker by default (reports name the same threads every run); --workers N
-        # shares the checkers' state between N workers.
-        row["all1"] = self.mslsim(bench, case, "all", workers=1, repeats=1)[1]
-        row["all2"] = self.mslsim(bench, case, "all", workers=self.cores, repeats=1)[1]
+        self.measure_checked(bench, case, row)
         if self.has_progress:
             self.measure_progress(bench, case, row)
         log(f"{bench.name}: C++, POCL")
         row["cpp"] = self.reference(bench, case)
         row["pocl"] = self.peer("pocl", bench, case)
-        grind_case = bench.make(bench.grind_quick if self.quick else bench.grind, np.random.default_rng(1))
-        row["grind_case"] = grind_case
-        scale = case.work / grind_case.work
-        for key, races in (("grind", False), ("grind_races", True)):
-            log(f"{bench.name}: Oclgrind{' --data-races' if races else ''} at {grind_case.label}")
-            r = self.peer("oclgrind", bench, grind_case, data_races=races)
-            row[key] = r if isinstance(r, str) else (r[0], r[1] * scale)
-        row["scale"] = scale
+        self.measure_grind(bench, case, row)
         return row
 
 
@@ -543,6 +554,21 @@ def print_progress(rows, runner):
               f"| {pct(r['progress_cpu'])} | {pct(r['ticker_cpu'])} |")
 
 
+def print_checked(rows, runner):
+    one = "1 worker" if runner.has_workers else "1 core"
+    many = f"{runner.cores} workers" if runner.has_workers else "default workers"
+    print(f"mslsim `--check all` (one dispatch each) against Oclgrind `--data-races` (one run at the size in its "
+          f"column, scaled to the mslsim size by work). Milliseconds.")
+    print()
+    print(f"| kernel | size | mslsim --check all, {one} | mslsim --check all, {many} | Oclgrind size (scale) "
+          f"| Oclgrind --data-races | Oclgrind-dr / mslsim all ({many}) |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        grind_ms = peer_ms(r["grind_races"])
+        print(f"| {r['bench'].title} | {r['case'].label} | {ms(r['all1'])} | {ms(r['all2'])} "
+              f"| {r['grind_case'].label} ({r['scale']:g}x) | {ms(grind_ms)} | {ratio(grind_ms, r['all2'])} |")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
@@ -552,6 +578,8 @@ def main():
                         help="measure only what the progress line costs (mslsim runs only)")
     parser.add_argument("--paths-only", action="store_true",
                         help="only the path each kernel takes (unchecked and with the default checks), against --simd-lanes threads, and the C++ loop")
+    parser.add_argument("--checked-only", action="store_true",
+                        help="only `--check all` (one worker and one per core) against Oclgrind --data-races")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     load_before = ", ".join(f"{v:.2f}" for v in os.getloadavg())
@@ -560,7 +588,7 @@ def main():
         runner = Runner(build, tmp, args.quick)
         description = machine(runner)  # before the run: the tree may change while it runs
         try:
-            rows = [runner.measure(b, args.progress_only, args.paths_only) for b in BENCHES
+            rows = [runner.measure(b, args.progress_only, args.paths_only, args.checked_only) for b in BENCHES
                     if not args.only or b.name in args.only]
         except BenchError as e:
             sys.exit(f"bench: {e}")
@@ -569,6 +597,8 @@ def main():
         print_progress(rows, runner)
     elif args.paths_only:
         print_paths(rows, runner)
+    elif args.checked_only:
+        print_checked(rows, runner)
     else:
         print_tables(rows, runner)
 

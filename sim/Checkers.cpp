@@ -98,14 +98,9 @@ class BoundsChecker : public ExecutionObserver {
  public:
   explicit BoundsChecker(const DispatchFacts& facts) : facts_(facts) {}
   bool needsEveryAccess() const override { return false; }
-  // The executor settles only reads inside their site's allocation (ThreadgroupScheduler::readSettled).
-  SettledReads threadgroupReadsSettled(uint64_t) const override { return {SettledReads::Everyone}; }
 
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
-    const AccessSite& site = *a.site;
-    // What every access of a correct kernel comes to, decided without looking further.
-    if (a.inSiteAllocation && !(a.target == MemoryAccess::Target::Buffer && a.region->readOnly && isWrite(site.op)))
-      return;
+    const AccessSite& site = *a.site;  // never unremarkable (needsEveryAccess)
     uintptr_t end = a.address + a.size;
     // The allocation the pointer belongs to, by provenance first.
     const SiteAllocation& at = facts_.siteAllocations[a.siteIndex];

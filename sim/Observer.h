@@ -58,6 +58,12 @@ struct MemoryAccess {
   // read-only memory.
   bool inSiteAllocation = false;
   mutable bool suppress = false;      // set by the bounds check: the access is not performed
+
+  // Inside its site's allocation and not a write to read-only memory: what observers that do not
+  // need every access (ExecutionObserver::needsEveryAccess) are not told of.
+  bool unremarkable() const {
+    return inSiteAllocation && !(target == Target::Buffer && region->readOnly && isWrite(site->op));
+  }
 };
 
 class FindingSink {
@@ -111,7 +117,9 @@ class ExecutionObserver {
   virtual void threadgroupBegin(const ThreadIdentity& firstThread, char* arena) {}
   virtual void access(const ThreadIdentity& thread, const MemoryAccess& access) {}
   // False if access() only cares about accesses outside the allocation the site's pointer comes
-  // from (the bounds check): the others then skip the hook (see hook::kAccessFilter).
+  // from (the bounds check): the others then skip the hook (see hook::kAccessFilter), and such an
+  // observer is not told of MemoryAccess::unremarkable() accesses at all (nor asked whether reads
+  // inside their allocation are settled: they are, for it).
   virtual bool needsEveryAccess() const { return true; }
   // Whether access() must see plain reads that lie inside `buffer` (one of DispatchFacts::buffers).
   // When no observer does, such reads skip the hook as the bounds check's do (under `--check all`:

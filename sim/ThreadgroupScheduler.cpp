@@ -169,7 +169,13 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   const ExecutableKernel& kernel = dispatch_.kernel;
   size_t sites = kernel.sites ? kernel.sites->size() : 0;
   bool everyAccess = false;
-  for (auto& o : observers_) everyAccess |= o->needsEveryAccess();
+  needsEveryAccess_.clear();
+  settlers_.clear();
+  for (auto& o : observers_) {
+    needsEveryAccess_.push_back(o->needsEveryAccess());
+    if (o->needsEveryAccess()) settlers_.push_back(o.get());
+    everyAccess |= o->needsEveryAccess();
+  }
   threadgroupSites_.clear();
   settlesReads_ = false;
   readTags_.assign((dispatch_.arenaBytes + 3) / 4, 0);
@@ -217,7 +223,7 @@ void ThreadgroupScheduler::settleReads(uint64_t arenaOffset, uint64_t size) {
   for (uint64_t word = arenaOffset / 4; word * 4 < arenaOffset + size && word < readTags_.size(); ++word) {
     SettledReads who{SettledReads::Everyone};
     if (word * 4 + 4 > arena_.size()) who = {};
-    for (auto& o : observers_) {
+    for (ExecutionObserver* o : settlers_) {
       if (who.who == SettledReads::Nobody) break;
       who = who & o->threadgroupReadsSettled(word * 4);
     }
@@ -295,7 +301,9 @@ inline bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint3
   }
   if (a.target == MemoryAccess::Target::Private) return true;
   ThreadIdentity who = identity(*current_);
-  for (auto& o : observers_) o->access(who, a);
+  bool unremarkable = a.unremarkable();
+  for (size_t i = 0; i < observers_.size(); ++i)
+    if (needsEveryAccess_[i] || !unremarkable) observers_[i]->access(who, a);
   if (settlesReads_ && a.target == MemoryAccess::Target::Threadgroup) settleReads(a.arenaOffset, size);
   return !a.suppress;
 }

@@ -307,6 +307,11 @@ class ThreadgroupScheduler {
   DispatchState& dispatch_;
   std::vector<std::unique_ptr<FiberStack>>& stacks_;
   std::vector<std::unique_ptr<ExecutionObserver>> observers_;
+  // Observers that need every access (ExecutionObserver::needsEveryAccess), in observers_'s order:
+  // the others hear only of accesses that are not MemoryAccess::unremarkable(), and have nothing
+  // to say about settled reads.
+  std::vector<uint8_t> needsEveryAccess_;
+  std::vector<ExecutionObserver*> settlers_;
   // Per access site, the byte range its accesses may touch without the hook (hook::kAccessFilter);
   // threadgroup sites are rebased on the arena at each threadgroup.
   struct FilterRange {
@@ -381,6 +386,10 @@ class ThreadgroupScheduler {
   void runSimdGroups(Size3 group, Size3 size, uint32_t count);  // VectorLanes.cpp
   void runSimdGroupRegions(Size3 group, Size3 size, uint32_t count, uint32_t groups);
   bool barrierWaitsFromFrames(const RegionLoopLayout& layout, uint32_t records);  // RegionLoop.cpp
+  // Calls `loop` (over threads' or SIMD-groups' frames) until every record has finished or a
+  // barrier cannot be released; `anyFinished`: a record finished before (RegionLoop.cpp).
+  void runRegionRounds(const RegionLoopLayout& layout, RegionLoopFunction loop, uint32_t records, Size3 group,
+                       bool anyFinished);
   Size3 simdRecordsSize_{0, 0, 0};  // the threadgroup size threads_ holds SIMD-group records for
   const void* starterArena_ = nullptr;  // the arena starter_'s arguments were bound with
   void poisonArena();

@@ -77,22 +77,7 @@ void ThreadgroupScheduler::runSimdGroupRegions(Size3 group, Size3 size, uint32_t
   dispatch_.kernel.simdGroupStarts(starter_.args.data(), size[0], size[1], count, groups);
   runnable_.assign(groups, 1);
   regionMode_ = true;  // the checks' hooks learn the running SIMD-group from the loop
-  bool anyFinished = false;
-  while (!dispatch_.cancelled && !dispatch_.stops(tGroupOrder)) {
-    uint32_t status = dispatch_.kernel.simdGroupRegions(frames_.get(), frameStride_, groups, runnable_.data(), &regionThread_);
-    anyFinished |= (status & 4) != 0;
-    if ((status & 3) == 1 && !anyFinished) {
-      // The usual case: every SIMD-group ran and stopped at one suspension point, a barrier (as
-      // resolveBarrier releases it, without reading the frames).
-      if (uint32_t index = status >> 8; index < layout.barriers.size() && index != layout.startIndex) {
-        for (auto& o : observers_) o->threadgroupBarrier(layout.barriers[index].flags);
-        newReadGeneration();
-        continue;
-      }
-    }
-    if (!barrierWaitsFromFrames(layout, groups) || !resolveBarrier(group)) break;
-    for (uint32_t g = 0; g < groups; ++g) runnable_[g] = threads_[g].state == ThreadState::Runnable;
-  }
+  runRegionRounds(layout, dispatch_.kernel.simdGroupRegions, groups, group, false);
   regionMode_ = false;
 }
 
