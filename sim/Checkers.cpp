@@ -453,6 +453,38 @@ struct InterGroupState {
   Buffer& of(const DispatchFacts& facts, const MemoryRegion& region) {
     return perBuffer[size_t(&region - facts.buffers.data())];
   }
+
+  // Words are read and written whole, as atomics. A word nobody has touched (all zero) is claimed
+  // by its first touch without the lock, by a compare-and-swap from zero (claim): two workers
+  // writing neighbouring threadgroups' outputs took turns at the stripe both their words are in
+  // (a third of the checked soft cap's time on two workers). Every other change is made under the
+  // word's lock (publish), so that lock-free claims and locked updates meet only at words that
+  // were zero: a locked update of such a word is a compare-and-swap too, redone when a claim came
+  // first.
+  static InterGroupWord load(const InterGroupWord* w) {
+    uint64_t bits = __atomic_load_n(reinterpret_cast<const uint64_t*>(w), __ATOMIC_RELAXED);
+    InterGroupWord word;
+    std::memcpy(&word, &bits, sizeof word);
+    return word;
+  }
+  bool publish(InterGroupWord* w, const InterGroupWord& before, const InterGroupWord& after) {
+    uint64_t expected = bitsOf(before), desired = bitsOf(after);
+    if (!shared || expected != 0) {
+      __atomic_store_n(reinterpret_cast<uint64_t*>(w), desired, __ATOMIC_RELAXED);
+      return true;
+    }
+    return __atomic_compare_exchange_n(reinterpret_cast<uint64_t*>(w), &expected, desired, false, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED);
+  }
+  bool claim(InterGroupWord* w, const InterGroupWord& tag) {
+    if (bitsOf(load(w)) != 0) return false;
+    return publish(w, InterGroupWord{}, tag);
+  }
+  static uint64_t bitsOf(const InterGroupWord& w) {
+    uint64_t bits;
+    std::memcpy(&bits, &w, sizeof bits);
+    return bits;
+  }
   std::vector<Buffer> perBuffer;
   bool shared;  // several workers: lock each word while it is checked
   StripedSpinLocks locks;
@@ -482,9 +514,12 @@ class RaceDetector : public ExecutionObserver {
     if (flags & 1) {  // mem_device orders device memory within the threadgroup
       ++deviceEpoch_;
       // First touches of the interval that ends: ordered now, like the states the epoch retires.
-      for (InterGroupWord* e : firstTouches_) {
-        auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(e) >> 12);
-        e->firstTouch = false;
+      for (InterGroupWord* slot : firstTouches_) {
+        auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(slot) >> 12);
+        InterGroupWord e = InterGroupState::load(slot), before = e;
+        if (!e.firstTouch || !inThisGroup(e.thread)) continue;  // replaced by another threadgroup's access
+        e.firstTouch = false;
+        inter_.publish(slot, before, e);
       }
       firstTouches_.clear();
     }
@@ -595,48 +630,54 @@ class RaceDetector : public ExecutionObserver {
       if (uint64_t k = word - begin / 4; k < 64 && (skipWords >> k & 1)) continue;
       uint64_t lo = std::max(begin, word * 4), hi = std::min(end, word * 4 + 4);
       uint8_t mask = uint8_t(((1u << (hi - lo)) - 1) << (lo - word * 4));
-      InterGroupWord& e = shadow.words.data()[word];
+      InterGroupWord* slot = shadow.words.data() + word;
       // Locked before the entry is read. A stripe per 4 KiB of shadow (512 words, 2 KiB of the
       // buffer): a worker's next access is usually there, and the stripe's cache line stays with
       // that worker's core. With a stripe per 64 words, each worker's run of threadgroups went over
       // every stripe, and taking a lock the other core had taken last was a cache miss: two
       // workers on the element-wise add spent 60% of their time there (2.4 s where one took 2.5).
-      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(&e) >> 12);
-      // The per-byte rule: a write, or an access to bytes nobody accessed, or any access where the
-      // last one was a read, replaces the entry; a read after a write keeps it, and so does an
-      // atomic access after a plain write (which conflicts with more: other groups' atomics too).
-      bool touched = e.mask;
-      bool atomicOverPlain = atomic && touched && e.write && !e.atomic;
-      bool replaces = !atomicOverPlain && (write || !touched || !e.write);
-      bool keepsOthers = touched && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
-      if (!e.split && keepsOthers) split(shadow, r, word, e);
-      if (e.split) {
-        InterGroupEntry* bytes = shadow.bytes.data();
-        for (uint64_t b = lo; b < hi; ++b) checkInterGroup(t, a, bytes[b], r.begin + b);
-        continue;
-      }
-      uint8_t overlap = uint8_t(e.mask & mask);
-      if (overlap && !inThisGroup(e.thread) && (write || e.write) && !(atomic && e.atomic) && !reportedThisAccess_) {
-        // Stores of the value the memory already holds from the other threadgroup's plain store
-        // are a uniform write, not a race.
-        bool sameValue = known && e.write && !e.atomic && e.valueKnown && !facts_.checks.reportUniformWrites;
-        for (uint64_t b = lo; sameValue && b < hi; ++b)
-          if (overlap & (1u << (b - word * 4)))
-            sameValue = reinterpret_cast<const uint8_t*>(r.begin)[b] == a.newValue[r.begin + b - a.address];
-        if (!sameValue)
-          interGroupRace(t, a, e.thread / groupThreads_ + 1, e.site, uint16_t(e.thread % groupThreads_), e.write,
-                         r.begin + word * 4 + __builtin_ctz(overlap));
-      }
-      if (replaces) {
-        e.thread = me;
-        e.site = a.siteIndex;
-        e.write = write;
-        e.atomic = atomic;
-        e.valueKnown = known;
-        e.mask = mask;
-        e.firstTouch = false;
-      } else if (!atomicOverPlain) {
-        e.mask |= mask;
+      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(slot) >> 12);
+      for (;;) {  // again only when a lock-free first touch claimed the word meanwhile
+        const InterGroupWord before = InterGroupState::load(slot);
+        InterGroupWord e = before;
+        // The per-byte rule: a write, or an access to bytes nobody accessed, or any access where
+        // the last one was a read, replaces the entry; a read after a write keeps it, and so does
+        // an atomic access after a plain write (which conflicts with more: other groups' atomics).
+        bool touched = e.mask;
+        bool atomicOverPlain = atomic && touched && e.write && !e.atomic;
+        bool replaces = !atomicOverPlain && (write || !touched || !e.write);
+        bool keepsOthers = touched && (replaces ? (e.mask & ~mask) : (mask & ~e.mask));
+        if (!e.split && keepsOthers) split(shadow, r, word, e);
+        if (e.split) {
+          inter_.publish(slot, before, e);  // touched: no claim can come between
+          InterGroupEntry* bytes = shadow.bytes.data();
+          for (uint64_t b = lo; b < hi; ++b) checkInterGroup(t, a, bytes[b], r.begin + b);
+          break;
+        }
+        uint8_t overlap = uint8_t(e.mask & mask);
+        if (overlap && !inThisGroup(e.thread) && (write || e.write) && !(atomic && e.atomic) && !reportedThisAccess_) {
+          // Stores of the value the memory already holds from the other threadgroup's plain store
+          // are a uniform write, not a race.
+          bool sameValue = known && e.write && !e.atomic && e.valueKnown && !facts_.checks.reportUniformWrites;
+          for (uint64_t b = lo; sameValue && b < hi; ++b)
+            if (overlap & (1u << (b - word * 4)))
+              sameValue = reinterpret_cast<const uint8_t*>(r.begin)[b] == a.newValue[r.begin + b - a.address];
+          if (!sameValue)
+            interGroupRace(t, a, e.thread / groupThreads_ + 1, e.site, uint16_t(e.thread % groupThreads_), e.write,
+                           r.begin + word * 4 + __builtin_ctz(overlap));
+        }
+        if (replaces) {
+          e.thread = me;
+          e.site = a.siteIndex;
+          e.write = write;
+          e.atomic = atomic;
+          e.valueKnown = known;
+          e.mask = mask;
+          e.firstTouch = false;
+        } else if (!atomicOverPlain) {
+          e.mask |= mask;
+        }
+        if (inter_.publish(slot, before, e)) break;  // `before` was touched (no report), or still is zero
       }
     }
   }
@@ -658,20 +699,31 @@ class RaceDetector : public ExecutionObserver {
     bool write = a.site->op == AccessOp::Store;
     uint64_t begin = a.address - r.begin, end = begin + size, claimed = 0;
     for (uint64_t word = begin / 4; word * 4 < end; ++word) {
-      InterGroupWord& e = shadow.words.data()[word];
-      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(&e) >> 12);
+      InterGroupWord* slot = shadow.words.data() + word;
       uint64_t k = word - begin / 4;
-      if (plain && k < 64 && word * 4 >= begin && word * 4 + 4 <= end && !e.mask) {
-        e.mask = 0xF;
-        e.write = write;
-        e.valueKnown = write && a.newValue;
-        e.site = a.siteIndex;
-        e.thread = dispatchThread(t);
-        e.firstTouch = true;
-        firstTouches_.push_back(&e);
-        claimed |= uint64_t(1) << k;
-      } else if (e.firstTouch && inThisGroup(e.thread)) {
+      if (plain && k < 64 && word * 4 >= begin && word * 4 + 4 <= end) {
+        InterGroupWord tag{};
+        tag.mask = 0xF;
+        tag.write = write;
+        tag.valueKnown = write && a.newValue;
+        tag.site = a.siteIndex;
+        tag.thread = dispatchThread(t);
+        tag.firstTouch = true;
+        if (inter_.claim(slot, tag)) {
+          firstTouches_.push_back(slot);
+          claimed |= uint64_t(1) << k;
+          continue;
+        }
+      }
+      // Only this threadgroup marks words it claims: a mark of its own is there or not, locked or not.
+      InterGroupWord e = InterGroupState::load(slot);
+      if (!e.firstTouch || !inThisGroup(e.thread)) continue;
+      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(slot) >> 12);
+      e = InterGroupState::load(slot);
+      if (e.firstTouch && inThisGroup(e.thread)) {
+        InterGroupWord before = e;
         materialise(e, r.begin + word * 4);
+        inter_.publish(slot, before, e);
       }
     }
     return claimed;
@@ -696,14 +748,17 @@ class RaceDetector : public ExecutionObserver {
     e.firstTouch = false;
   }
   void materialiseFirstTouches() {
-    for (InterGroupWord* e : firstTouches_) {
-      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(e) >> 12);
-      if (!e->firstTouch || !inThisGroup(e->thread)) continue;
+    for (InterGroupWord* slot : firstTouches_) {
+      auto guard = inter_.locks.lock(inter_.shared, reinterpret_cast<uintptr_t>(slot) >> 12);
+      InterGroupWord e = InterGroupState::load(slot);
+      if (!e.firstTouch || !inThisGroup(e.thread)) continue;
+      InterGroupWord before = e;
       for (auto& b : inter_.perBuffer)
-        if (e >= b.words.data() && e < b.words.data() + b.wordCount) {
+        if (slot >= b.words.data() && slot < b.words.data() + b.wordCount) {
           const MemoryRegion& r = facts_.buffers[size_t(&b - inter_.perBuffer.data())];
-          materialise(*e, r.begin + uint64_t(e - b.words.data()) * 4);
+          materialise(e, r.begin + uint64_t(slot - b.words.data()) * 4);
         }
+      inter_.publish(slot, before, e);
     }
     firstTouches_.clear();
   }
