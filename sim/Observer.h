@@ -129,6 +129,17 @@ class ExecutionObserver {
   // threadgroup memory at `arenaOffset` (a multiple of 4) would change nothing for this observer
   // and report nothing. Reads it settles skip access() (the checked GEMM's tile reads).
   virtual SettledReads threadgroupReadsSettled(uint64_t arenaOffset) const { return {}; }
+  // Whether this observer may hear late of a plain 4-byte access to a threadgroup word inside its
+  // site's allocation that is the first access to the word in its barrier interval: before the
+  // next access to the word it hears of in the interval and before the next simdgroup_barrier,
+  // or not at all if the interval ends (a barrier carrying mem_threadgroup) first. The race check
+  // can (nothing conflicts with an access that nothing follows), the bounds check does not hear of
+  // such accesses anyway (needsEveryAccess). See ThreadgroupScheduler, "First touches".
+  virtual bool defersFirstTouches() const { return false; }
+  // With defersFirstTouches: a flag per arena byte, 1 once a thread of the threadgroup wrote it,
+  // which the executor sets for a write it defers; it defers no read of a word not all written.
+  // At most one observer has them (the uninit check's).
+  virtual uint8_t* threadgroupWrittenFlags() { return nullptr; }
   // A threadgroup barrier was released (all threads passed it).
   virtual void threadgroupBarrier(unsigned memFlags) {}
   // A simdgroup_barrier of SIMD-group `simdgroup` was released.

@@ -86,8 +86,7 @@ void ThreadgroupScheduler::runRegionRounds(const RegionLoopLayout& layout, Regio
       // resolveBarrier releases it, without reading the frames: a tenth of the checked tree
       // reduction's time went to reading them).
       if (uint32_t index = status >> 8; index < layout.barriers.size() && index != layout.startIndex) {
-        for (auto& o : observers_) o->threadgroupBarrier(layout.barriers[index].flags);
-        newReadGeneration();
+        barrierReleased(layout.barriers[index].flags);
         continue;
       }
     }

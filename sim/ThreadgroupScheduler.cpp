@@ -130,6 +130,10 @@ void ThreadgroupScheduler::run(Size3 group) {
   arenaBase_ = arenaBase;
   if (settlesReads_) publishSettledReadTest();
   newReadGeneration();  // the observers start the threadgroup afresh
+  if (defersFirstTouches_) {
+    writtenFlags_ = flagsOwner_ ? flagsOwner_->threadgroupWrittenFlags() : nullptr;
+    newTouchGeneration();
+  }
   tFault.armed = true;
   tFault.escape = &escape_;
   if (sigsetjmp(escape_, 0) == 0)
@@ -181,6 +185,30 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   readTags_.assign((dispatch_.arenaBytes + 3) / 4, 0);
   siteCount_ = sites;
   filter_.assign(2 * sites + 2, {0, 0});  // settled ranges empty: no read is settled
+  defersFirstTouches_ = everyAccess && sites < (1u << 20);
+  flagsOwner_ = nullptr;
+  for (auto& o : observers_) {
+    if (!o->needsEveryAccess()) continue;  // hears of no in-allocation access
+    if (!o->defersFirstTouches()) defersFirstTouches_ = false;
+    if (o->threadgroupWrittenFlags()) {
+      if (flagsOwner_) defersFirstTouches_ = false;  // one set of flags the executor keeps
+      flagsOwner_ = o.get();
+    }
+  }
+  firstTouchSites_.assign(sites, {});
+  touchMarks_.assign(readTags_.size(), 0);
+  touchGeneration_ = 0;
+  for (size_t i = 0; defersFirstTouches_ && i < sites; ++i) {
+    const SiteAllocation& at = dispatch_.facts.siteAllocations[i];
+    FirstTouchSite& f = firstTouchSites_[i];
+    if (const ThreadgroupVariable* v = at.variable)
+      f.begin = v->offset, f.end = v->offset + v->size;
+    else if (const MemoryRegion* r = at.threadgroupArgument)
+      f.begin = r->begin, f.end = r->end;
+    AccessOp op = (*kernel.sites)[i].op;
+    f.plain = op == AccessOp::Load || op == AccessOp::Store;
+    f.write = op == AccessOp::Store;
+  }
   if (observers_.empty()) {  // nobody listens: no access needs the hook
     std::fill(filter_.begin(), filter_.begin() + sites, FilterRange{0, ~uint64_t(0)});
     return;
@@ -218,6 +246,76 @@ void ThreadgroupScheduler::newReadGeneration() {
   keyEveryone_ = (readGeneration_ << kKeyWhoBits) | ((1u << kKeyWhoBits) - 1);
 }
 
+void ThreadgroupScheduler::newTouchGeneration() {
+  if (++touchGeneration_ == 0) {  // the marks would repeat: forget them all
+    std::fill(touchMarks_.begin(), touchMarks_.end(), 0);
+    touchGeneration_ = 1;
+  }
+}
+
+void ThreadgroupScheduler::barrierReleased(unsigned flags) {
+  for (auto& o : observers_) o->threadgroupBarrier(flags);
+  newReadGeneration();
+  if (defersFirstTouches_ && (flags & 2)) newTouchGeneration();  // mem_threadgroup: marks die
+}
+
+// A plain 4-byte access inside its site's threadgroup allocation, first to its word in the
+// interval: marked and done (see "First touches" in ThreadgroupScheduler.h).
+bool ThreadgroupScheduler::deferFirstTouch(uintptr_t address, uint64_t size, uint32_t site) {
+  uint64_t offset = address - arenaBase_;
+  const FirstTouchSite& s = firstTouchSites_[site];
+  if (size != 4 || (offset & 3) || !s.plain || offset < s.begin || offset + 4 > s.end) return false;
+  uint64_t& mark = touchMarks_[offset / 4];
+  if (uint32_t(mark >> 32) == touchGeneration_) return false;
+  if (writtenFlags_) {
+    using FlagWord = uint32_t __attribute__((may_alias));  // the byte flags of the word, as one
+    FlagWord* flags = reinterpret_cast<FlagWord*>(writtenFlags_ + offset);
+    if (s.write)
+      *flags = 0x01010101u;
+    else if (*flags != 0x01010101u)
+      return false;  // the uninit check decides
+  }
+  mark = uint64_t(touchGeneration_) << 32 | uint64_t(site) << 12 | uint64_t(current_->linear) << 1 | s.write;
+  return true;
+}
+
+// The observers hear of the deferred first touches of the words of [arenaOffset, +size), and the
+// words are marked as stated for the rest of the interval.
+void ThreadgroupScheduler::stateFirstTouches(uint64_t arenaOffset, uint64_t size) {
+  for (uint64_t word = arenaOffset / 4; word * 4 < arenaOffset + size && word < touchMarks_.size(); ++word) {
+    uint64_t& mark = touchMarks_[word];
+    if (uint32_t(mark >> 32) == touchGeneration_ && (mark >> 1 & 0x7FF) != kStatedThread) replayFirstTouch(word, mark);
+    mark = uint64_t(touchGeneration_) << 32 | uint64_t(kStatedThread) << 1;
+  }
+}
+
+void ThreadgroupScheduler::stateEveryFirstTouch() {
+  for (uint64_t word = 0; word < touchMarks_.size(); ++word)
+    if (uint32_t(touchMarks_[word] >> 32) == touchGeneration_) stateFirstTouches(word * 4, 4);
+}
+
+// The access a mark stands for, as the hook would have told it (inside its site's allocation: the
+// observers that need every access hear of it). A write's value is in memory now.
+void ThreadgroupScheduler::replayFirstTouch(uint64_t word, uint64_t mark) {
+  MemoryAccess a;
+  a.address = arenaBase_ + word * 4;
+  a.size = 4;
+  a.siteIndex = uint32_t(mark >> 12 & 0xFFFFF);
+  a.site = &(*dispatch_.kernel.sites)[a.siteIndex];
+  a.target = MemoryAccess::Target::Threadgroup;
+  a.arenaOffset = word * 4;
+  const SiteAllocation& at = dispatch_.facts.siteAllocations[a.siteIndex];
+  if (at.variable)
+    a.variable = at.variable;
+  else
+    a.region = at.threadgroupArgument;
+  a.inSiteAllocation = true;
+  if (mark & 1) a.newValue = reinterpret_cast<const uint8_t*>(a.address);
+  ThreadIdentity who{group_, groupSize_, groupLinear_, uint32_t(mark >> 1 & 0x7FF)};
+  for (size_t i = 0; i < observers_.size(); ++i)
+    if (needsEveryAccess_[i]) observers_[i]->access(who, a);
+}
+
 // After an access the observers saw: the words it touched, settled for whom the observers say.
 void ThreadgroupScheduler::settleReads(uint64_t arenaOffset, uint64_t size) {
   for (uint64_t word = arenaOffset / 4; word * 4 < arenaOffset + size && word < readTags_.size(); ++word) {
@@ -244,6 +342,8 @@ ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
 inline bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue) {
   if (observers_.empty() || !current_) return true;
   if (settlesReads_ && readSettled(address, size, site)) return true;
+  if (defersFirstTouches_ && address - arenaBase_ < touchMarks_.size() * 4 && deferFirstTouch(address, size, site))
+    return true;
   const DispatchFacts& facts = dispatch_.facts;
   MemoryAccess a;
   a.address = address;
@@ -300,6 +400,7 @@ inline bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint3
     }
   }
   if (a.target == MemoryAccess::Target::Private) return true;
+  if (defersFirstTouches_ && a.target == MemoryAccess::Target::Threadgroup) stateFirstTouches(a.arenaOffset, size);
   ThreadIdentity who = identity(*current_);
   bool unremarkable = a.unremarkable();
   for (size_t i = 0; i < observers_.size(); ++i)
@@ -615,6 +716,7 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
       --atSimdCollective_;
     }
     if (size == 0) {
+      if (defersFirstTouches_) stateEveryFirstTouch();  // the race check's SIMD-group epochs move on
       for (auto& o : observers_) o->simdgroupBarrier(first / kSimdWidth);
       newReadGeneration();
     }
@@ -648,8 +750,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
     // Every thread at the same barrier: the usual case.
     for (auto& t : threads_) t.state = ThreadState::Runnable;
     atBarrier_ = 0;
-    for (auto& o : observers_) o->threadgroupBarrier(barrierFlags_);
-    newReadGeneration();
+    barrierReleased(barrierFlags_);
     return true;
   }
   const SimThread* firstWaiting = nullptr;
@@ -696,8 +797,7 @@ bool ThreadgroupScheduler::resolveBarrier(Size3 group) {
     }
   atBarrier_ = 0;
   barrierSitesDiffer_ = false;
-  for (auto& o : observers_) o->threadgroupBarrier(flags);
-  newReadGeneration();
+  barrierReleased(flags);
   return true;
 }
 

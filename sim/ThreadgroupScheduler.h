@@ -357,6 +357,35 @@ class ThreadgroupScheduler {
   }
   uintptr_t arenaBase_ = 0;
   void settleReads(uint64_t arenaOffset, uint64_t size);
+  // First touches. When every observer that hears of in-allocation accesses may hear late of a
+  // plain 4-byte access to a threadgroup word that is the first access to it in the barrier
+  // interval (ExecutionObserver::defersFirstTouches), such an access only marks its word (who,
+  // which site, read or write) and returns at the top of the hook. The observers hear of it
+  // (stateFirstTouches) before the next access to the word that reaches them in the interval, and
+  // before a simdgroup_barrier; a mark nothing follows dies with its interval (the next barrier
+  // carrying mem_threadgroup), as the race check's state for it would. The uninit check's written
+  // flags are set for a deferred write; a read of a word not all written is not deferred. In the
+  // checked tree reduction, two of every three accesses; in a checked tiled GEMM, the tile stores
+  // and the first read of each tile word.
+  bool defersFirstTouches_ = false;
+  uint8_t* writtenFlags_ = nullptr;
+  ExecutionObserver* flagsOwner_ = nullptr;
+  struct FirstTouchSite {
+    uint64_t begin = 0, end = 0;  // the site's threadgroup allocation, arena offsets (empty: none)
+    bool plain = false, write = false;
+  };
+  std::vector<FirstTouchSite> firstTouchSites_;
+  std::vector<uint64_t> touchMarks_;  // per arena word: generation << 32 | site << 12 | thread << 1 | write
+  uint32_t touchGeneration_ = 0;
+  static constexpr uint32_t kStatedThread = 0x7FF;  // the mark of a word whose accesses the observers heard of
+  bool deferFirstTouch(uintptr_t address, uint64_t size, uint32_t site);
+  void stateFirstTouches(uint64_t arenaOffset, uint64_t size);
+  void stateEveryFirstTouch();
+  void replayFirstTouch(uint64_t word, uint64_t mark);
+  void newTouchGeneration();
+  // A threadgroup barrier carrying `flags` was released: the observers, the settled reads' key, the
+  // first touches' interval.
+  void barrierReleased(unsigned flags);
   Size3 group_{0, 0, 0}, groupSize_{1, 1, 1};
   uint64_t groupLinear_ = 0;
   std::vector<SimThread> threads_;
