@@ -477,8 +477,12 @@ struct InterGroupState {
                                        __ATOMIC_RELAXED);
   }
   bool claim(InterGroupWord* w, const InterGroupWord& tag) {
-    if (bitsOf(load(w)) != 0) return false;
-    return publish(w, InterGroupWord{}, tag);
+    if (!shared) return bitsOf(load(w)) == 0 && publish(w, InterGroupWord{}, tag);
+    // The compare-and-swap without a load first: a load of a line nobody has yet takes it
+    // shared, and the swap then asks for it again.
+    uint64_t expected = 0;
+    return __atomic_compare_exchange_n(reinterpret_cast<uint64_t*>(w), &expected, bitsOf(tag), false,
+                                       __ATOMIC_RELAXED, __ATOMIC_RELAXED);
   }
   static uint64_t bitsOf(const InterGroupWord& w) {
     uint64_t bits;
@@ -563,6 +567,8 @@ class RaceDetector : public ExecutionObserver {
       if (a.site->op == AccessOp::Load && ignoresReadsOf(r)) return;
       uint64_t size = std::min<uint64_t>(a.size, r.end - a.address);  // the bytes past the end are not accessed
       uint64_t firstTouches = claimFirstTouches(thread, a, r, size);
+      uint64_t words = (a.address + size + 3) / 4 - a.address / 4;
+      if (words < 64 && firstTouches == (uint64_t(1) << words) - 1) return;  // every word was a first touch
       // Device shadow is indexed by address: a word by address / 4, a byte by its address.
       checkRange(thread, a, a.address, a.address, size, deviceEpoch_, "device",
                  [&](uint64_t word) -> WordState& { return deviceWords_.at(word); },
