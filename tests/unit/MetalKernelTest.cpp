@@ -263,14 +263,10 @@ TEST(MetalKernelRun, OutputsArePoisonedUnlessInitValueIsGiven) {
 TEST(MetalKernelRun, ReadingAnOutputWithoutInitValueIsAnUninitialisedRead) {
   MetalKernel k({"accumulate", {"inp"}, {"out"}, "\n  uint i = thread_position_in_grid.x;\n  out[i] = out[i] + 2.0f * inp[i];\n",
                  "", true, false, MathMode::Safe});
-  std::vector<float> data(64);
+  std::vector<uint8_t> storage;
+  ArrayView v = view(DType::Float32, {64}, storage);
+  float* data = reinterpret_cast<float*>(storage.data());
   for (int i = 0; i < 64; ++i) data[i] = 0.25f * float(i);
-  ArrayView v;
-  v.dtype = DType::Float32;
-  v.shape = {64};
-  v.strides = {1};
-  v.data = v.allocationBegin = data.data();
-  v.allocationBytes = data.size() * 4;
   CheckSet uninitOnly = CheckSet::none();
   uninitOnly.uninit = true;
   for (CheckSet checks : {CheckSet::all(), uninitOnly}) {
