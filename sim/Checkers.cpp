@@ -421,8 +421,8 @@ class StripedSpinLocks {
    private:
     std::atomic_flag* flag_;
   };
-  // No lock at all with one worker. Keys are hashed: workers run threadgroups a fixed stride
-  // apart, and a plain modulo put both on the same stripes.
+  // No lock at all with one worker. Keys are hashed: workers run runs of threadgroups a fixed
+  // distance apart in memory, and a plain modulo put both on the same stripes.
   Guard lock(bool shared, uint64_t key) {
     return Guard(shared ? &stripes_[(key * 0x9E3779B97F4A7C15ull) >> (64 - kStripeBits)].flag : nullptr);
   }
