@@ -554,6 +554,26 @@ class RaceDetector : public ExecutionObserver {
   // (row softmax: 5.7 s on two workers where one took 3.1).
   bool needsReadsInside(const MemoryRegion& buffer) const override { return !ignoresReadsOf(buffer); }
   bool defersFirstTouches() const override { return true; }
+  // A store's first touch (claimFirstTouches) as the kernel's code can make it: the claim of the
+  // word's inter-group entry from zero, unlogged (no barrier can end its mark in a thread loop).
+  std::optional<StoreClaim> storeClaim(const MemoryRegion& buffer, uint32_t site) const override {
+    if (buffer.begin % 4 || site >= (uint64_t(1) << kWordSiteBits)) return std::nullopt;
+    InterGroupWord tag{};
+    tag.mask = 0xF;
+    tag.write = true;
+    tag.valueKnown = true;  // a plain store's value comes with it
+    tag.site = site;
+    tag.firstTouch = true;
+    InterGroupWord one{};
+    one.thread = 1;
+    const InterGroupState::Buffer& shadow = inter_.perBuffer[size_t(&buffer - facts_.buffers.data())];
+    StoreClaim claim;
+    claim.bias = reinterpret_cast<uintptr_t>(shadow.words.data()) - buffer.begin / 4 * sizeof(InterGroupWord);
+    claim.tag = InterGroupState::bitsOf(tag);
+    claim.threadShift = unsigned(__builtin_ctzll(InterGroupState::bitsOf(one)));
+    return claim;
+  }
+  bool ignoresClaimedStores(const MemoryRegion&) const override { return true; }  // its own record
 
   void access(const ThreadIdentity& thread, const MemoryAccess& a) override {
     reportedThisAccess_ = false;  // one report per access, however many bytes conflict
@@ -980,6 +1000,7 @@ class UninitChecker : public ExecutionObserver {
 
   void threadgroupBegin(const ThreadIdentity&, char*) override { written_.assign(facts_.arenaBytes, 0); }
   bool needsReadsInside(const MemoryRegion& buffer) const override { return buffer.uninitialized; }
+  bool ignoresClaimedStores(const MemoryRegion& buffer) const override { return !buffer.uninitialized; }
   bool defersFirstTouches() const override { return true; }
   uint8_t* threadgroupWrittenFlags() override { return written_.data(); }
 

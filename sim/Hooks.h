@@ -24,6 +24,10 @@ constexpr const char* kCoroutineFrame = "__mslsim_coroutine_frame";  // ptr(i64 
 // coroutineFrameStride(size) (the JIT's loop over thread starts hands them out itself).
 constexpr const char* kCoroutineFrames = "__mslsim_coroutine_frames";
 constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
+// i32(void): the running thread's index in its threadgroup, for the store claims
+// (addStoreClaims). The thread loop puts its own index in its place (buildThreadLoop), and its
+// stores of the index come only before hook calls; elsewhere the call reads the executor's.
+constexpr const char* kRunningThread = "__mslsim_running_thread";
 constexpr const char* kPoll = "__mslsim_poll";  // void(ptr file, i32 line, i32 column): the loop's
 constexpr const char* kCancelFlag = "__mslsim_cancel_flag";              // i32, nonzero: poll
 // void(ptr address, i64 value, i32 size), when the cancel flag is set: a polling loop (one whose
@@ -47,7 +51,9 @@ constexpr const char* kLanesPrivateOverrun = "__mslsim_lanes_private_overrun";
 // bounds check listens, and an empty range when every access must be seen. After the table's
 // `sites` entries, for the inline settled-read test (addSettledReadTests,
 // ThreadgroupScheduler::publishSettledReadTest): {tags bias, pointer to the key for everyone}, a
-// settled range per site, {pointer to the running thread's index (u32), 0}.
+// settled range per site, {pointer to the running thread's index (u32), 0}; then, for the store
+// claims (addStoreClaims, ThreadgroupScheduler::publishStoreClaims): {the threadgroup's first
+// thread number, shift}, and per site {bias, tag}, {begin, end}.
 constexpr const char* kAccessFilter = "__mslsim_access_filter";
 // i1(i64 address, i64 size, i64 begin, i64 end): whether [address, address + size) lies in the
 // filter's [begin, end). Not a symbol the JIT resolves: it stands for that compare until

@@ -1752,6 +1752,75 @@ void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites
   }
 }
 
+void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites) {
+  llvm::CallInst* filter = nullptr;
+  std::vector<llvm::CallInst*> hooks;
+  for (auto& bb : f)
+    for (auto& inst : bb)
+      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
+        if (llvm::Function* callee = call->getCalledFunction()) {
+          if (callee->getName() == hook::kAccessFilter && !filter) filter = call;
+          if (callee->getName() != hook::kAccess) continue;
+          auto* site = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(2));
+          auto* size = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(1));
+          if (site && size && size->getZExtValue() == 4 && site->getZExtValue() < sites.size() &&
+              sites[site->getZExtValue()].op == AccessOp::Store && sites[site->getZExtValue()].param >= 0)
+            hooks.push_back(call);
+        }
+  if (!filter || hooks.empty()) return;
+  llvm::LLVMContext& ctx = f.getContext();
+  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Type* ptr = llvm::PointerType::getUnqual(ctx);
+  const uint64_t count = sites.size();
+  llvm::MDNode* invariant = llvm::MDNode::get(ctx, {});
+  auto invariantLoad = [&](llvm::IRBuilder<>& b, llvm::Type* type, uint64_t index, const char* name) {
+    llvm::LoadInst* l = b.CreateLoad(type, b.CreateConstInBoundsGEP1_64(i64, filter, index), name);
+    l->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
+    return l;
+  };
+  for (llvm::CallInst* call : hooks) {
+    uint64_t site = llvm::cast<llvm::ConstantInt>(call->getArgOperand(2))->getZExtValue();
+    // before: the store inside the claim's range and word-aligned ? claim : hook; claim: the swap
+    // succeeded ? join : hook.
+    llvm::BasicBlock* before = call->getParent();
+    llvm::BasicBlock* hookBlock = before->splitBasicBlock(call, "claim.hook");
+    llvm::BasicBlock* join = hookBlock->splitBasicBlock(call->getNextNode(), "claim.join");
+    llvm::BasicBlock* claimBlock = llvm::BasicBlock::Create(ctx, "claim.swap", &f, hookBlock);
+
+    before->getTerminator()->eraseFromParent();
+    llvm::IRBuilder<> b(before);
+    // The site's claim: {bias, tag}, {begin, end}; published per dispatch, as the filters are.
+    uint64_t entry = 2 * (2 * count + 3 + 2 * site);
+    llvm::Value* lo = invariantLoad(b, i64, entry + 2, "claim.begin");
+    llvm::Value* hi = invariantLoad(b, i64, entry + 3, "claim.end");
+    llvm::Value* address = b.CreatePtrToInt(call->getArgOperand(0), i64);
+    llvm::Value* inside = b.CreateAnd(b.CreateICmpUGE(address, lo), b.CreateICmpULE(b.CreateAdd(address, b.getInt64(4)), hi));
+    llvm::Value* aligned = b.CreateICmpEQ(b.CreateAnd(address, 3), b.getInt64(0));
+    b.CreateCondBr(b.CreateAnd(inside, aligned), claimBlock, hookBlock);
+
+    b.SetInsertPoint(claimBlock);
+    llvm::Value* bias = invariantLoad(b, i64, entry, "claim.bias");
+    llvm::Value* tag = invariantLoad(b, i64, entry + 1, "claim.tag");
+    // The running thread's number in the dispatch: the threadgroup's first and its index in it.
+    llvm::FunctionCallee running = f.getParent()->getOrInsertFunction(hook::kRunningThread, llvm::FunctionType::get(i32, false));
+    llvm::Value* thread = b.CreateZExt(b.CreateCall(running, {}, "claim.thread"), i64);
+    llvm::Value* first = invariantLoad(b, i64, 2 * (2 * count + 2), "claim.first.thread");
+    llvm::Value* shift = invariantLoad(b, i64, 2 * (2 * count + 2) + 1, "claim.shift");
+    llvm::Value* word = b.CreateOr(tag, b.CreateShl(b.CreateAdd(first, thread), shift));
+    llvm::Value* slot = b.CreateIntToPtr(b.CreateAdd(bias, b.CreateShl(b.CreateAnd(address, ~uint64_t(3)), 1)), ptr);
+    auto* swap = b.CreateAtomicCmpXchg(slot, b.getInt64(0), word, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic,
+                                       llvm::AtomicOrdering::Monotonic);
+    b.CreateCondBr(b.CreateExtractValue(swap, 1), join, hookBlock);
+
+    llvm::IRBuilder<> j(&*join->begin());
+    llvm::PHINode* allowed = j.CreatePHI(call->getType(), 2, "claim.allowed");
+    call->replaceAllUsesWith(allowed);
+    allowed->addIncoming(llvm::ConstantInt::get(call->getType(), 1), claimBlock);
+    allowed->addIncoming(call, hookBlock);
+  }
+}
+
 void lowerRangeChecks(llvm::Function& f) {
   for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
 }
@@ -1912,6 +1981,17 @@ llvm::Function* buildThreadLoop(llvm::Function& entry, const KernelInfo& info, c
     if (bodyLoops) {
       new llvm::StoreInst(linear, threadSlot, call);
     } else if (llvm::InlineFunction(*call, inlining).isSuccess()) {
+      // The running thread is the loop's own index (the stores of it below come only before hooks).
+      std::vector<llvm::CallInst*> running;
+      for (auto& bb : *loop)
+        for (auto& inst : bb)
+          if (auto* c = llvm::dyn_cast<llvm::CallInst>(&inst))
+            if (llvm::Function* callee = c->getCalledFunction(); callee && callee->getName() == hook::kRunningThread)
+              running.push_back(c);
+      for (llvm::CallInst* c : running) {
+        c->replaceAllUsesWith(linear);
+        c->eraseFromParent();
+      }
       std::vector<llvm::CallInst*> hooks;
       for (auto& bb : *loop)
         for (auto& inst : bb)

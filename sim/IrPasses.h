@@ -205,6 +205,15 @@ struct DropHookSlotLifetimesPass : llvm::PassInfoMixin<DropHookSlotLifetimesPass
 // then go without a call. `sites`: the module's access sites (instrumentMemoryAccesses).
 void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites);
 
+// In checked builds, after addSettledReadTests: each hook call of a plain 4-byte store through a
+// kernel parameter first tries the claim the executor may publish for its site (the table after
+// the settled-read entries, hook::kAccessFilter; ExecutionObserver::storeClaim): inside the
+// claim's range, a compare-and-swap of the 8-byte word at `bias + (address & ~3) * 2` from zero to
+// `tag | (first thread of the threadgroup + running thread) << shift`; the store goes ahead
+// without the hook when it succeeds. An empty range (every path but the checked thread loop): the
+// hook, as before. A checked element-wise kernel's every store.
+void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites);
+
 // Writes out the compare each hook::kInRange call stands for (what the pass above leaves, in
 // functions it did not see).
 void lowerRangeChecks(llvm::Module& module);

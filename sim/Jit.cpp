@@ -245,7 +245,10 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm,
     // The per-thread code only: the SIMD-group functions run under the default checks alone, where
     // no read is settled.
     if (instrument && sites)
-      for (llvm::Function* e : entries) addSettledReadTests(*e, *sites);
+      for (llvm::Function* e : entries) {
+        addSettledReadTests(*e, *sites);
+        addStoreClaims(*e, *sites);
+      }
     for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers) insertSimdLoopPositions(*e);
     for (auto& [entry, lanes] : simdGroupFunctions) {

@@ -111,6 +111,17 @@ struct SettledReads {
   }
 };
 
+// A claim the kernel's code may make itself for a plain 4-byte store (addStoreClaims, in the
+// checked thread loop, where no barrier of any kind can come): a compare-and-swap of the 8-byte
+// word at `bias + (address & ~3) * 2` from zero to `tag | number << threadShift`, `number` being
+// the storing thread's in the dispatch (threadgroup * threads per requested threadgroup + index in
+// it). When it succeeds no observer hears of the store; else the hook runs as usual.
+struct StoreClaim {
+  uintptr_t bias = 0;
+  uint64_t tag = 0;
+  unsigned threadShift = 0;
+};
+
 class ExecutionObserver {
  public:
   virtual ~ExecutionObserver() = default;
@@ -140,6 +151,11 @@ class ExecutionObserver {
   // which the executor sets for a write it defers; it defers no read of a word not all written.
   // At most one observer has them (the uninit check's).
   virtual uint8_t* threadgroupWrittenFlags() { return nullptr; }
+  // The claim (StoreClaim) for plain 4-byte stores of `site` inside `buffer`, if this observer
+  // records such a store by one; at most one observer does.
+  virtual std::optional<StoreClaim> storeClaim(const MemoryRegion& buffer, uint32_t site) const { return std::nullopt; }
+  // Whether this observer may not hear of a plain store inside `buffer` that another's claim took.
+  virtual bool ignoresClaimedStores(const MemoryRegion& buffer) const { return !needsEveryAccess(); }
   // A threadgroup barrier was released (all threads passed it).
   virtual void threadgroupBarrier(unsigned memFlags) {}
   // A simdgroup_barrier of SIMD-group `simdgroup` was released.

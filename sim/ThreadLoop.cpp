@@ -30,7 +30,9 @@ void ThreadgroupScheduler::runSequentially(Size3 group, Size3 size, uint32_t cou
     dispatch_.notePath("thread loop");
     threadLoopMode_ = dispatch_.kernel.instrumented;
     if (!threadLoopMode_) current_ = nullptr;
+    publishStoreClaims(true);  // no barrier can come: stores may claim their words themselves
     dispatch_.kernel.threadLoop(t.args.data(), size[0], size[1], size[2], &regionThread_);
+    publishStoreClaims(false);
     threadLoopMode_ = false;
     return;
   }

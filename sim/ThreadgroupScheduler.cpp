@@ -184,7 +184,24 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   settlesReads_ = false;
   readTags_.assign((dispatch_.arenaBytes + 3) / 4, 0);
   siteCount_ = sites;
-  filter_.assign(2 * sites + 2, {0, 0});  // settled ranges empty: no read is settled
+  filter_.assign(4 * sites + 3, {0, 0});  // settled ranges and claims empty: no read is settled
+  storeClaims_.assign(sites, std::nullopt);
+  anyStoreClaim_ = false;
+  for (size_t i = 0; everyAccess && i < sites; ++i) {
+    const MemoryRegion* r = dispatch_.facts.siteAllocations[i].buffer;
+    if ((*kernel.sites)[i].op != AccessOp::Store || !r || r->readOnly) continue;
+    std::optional<StoreClaim> claim;
+    bool ignored = true;  // by every observer but the claim's
+    for (auto& o : observers_)
+      if (std::optional<StoreClaim> c = o->storeClaim(*r, uint32_t(i)); c && !claim)
+        claim = c;
+      else
+        ignored &= o->ignoresClaimedStores(*r);
+    if (claim && ignored) {
+      storeClaims_[i] = SiteClaim{*claim, r->begin, r->end};
+      anyStoreClaim_ = true;
+    }
+  }
   defersFirstTouches_ = everyAccess && sites < (1u << 20);
   flagsOwner_ = nullptr;
   for (auto& o : observers_) {
@@ -244,6 +261,22 @@ void ThreadgroupScheduler::newReadGeneration() {
     readGeneration_ = 1;
   }
   keyEveryone_ = (readGeneration_ << kKeyWhoBits) | ((1u << kKeyWhoBits) - 1);
+}
+
+// The checked thread loop's claims (addStoreClaims): on while it runs, off (empty ranges) for the
+// other paths, where a barrier could come after a claim.
+void ThreadgroupScheduler::publishStoreClaims(bool on) {
+  if (!anyStoreClaim_) return;
+  Size3 size = dispatch_.geometry.requestedThreadgroupSize();
+  filter_[2 * siteCount_ + 1] = {reinterpret_cast<uintptr_t>(&regionThread_), 0};
+  filter_[2 * siteCount_ + 2] = {groupLinear_ * (uint64_t(size[0]) * size[1] * size[2]), 0};
+  for (size_t i = 0; i < siteCount_; ++i) {
+    if (!storeClaims_[i]) continue;
+    const SiteClaim& c = *storeClaims_[i];
+    filter_[2 * siteCount_ + 2].end = c.claim.threadShift;
+    filter_[2 * siteCount_ + 3 + 2 * i] = {c.claim.bias, c.claim.tag};
+    filter_[2 * siteCount_ + 4 + 2 * i] = on ? FilterRange{c.begin, c.end} : FilterRange{0, 0};
+  }
 }
 
 void ThreadgroupScheduler::newTouchGeneration() {
@@ -826,6 +859,7 @@ void* __mslsim_coroutine_frame(uint64_t size) { return tCurrent->coroutineFrame(
 void* __mslsim_coroutine_frames(uint64_t size) { return tCurrent->coroutineFrames(size); }
 const void* __mslsim_access_filter(void) { return tCurrent->accessFilter(); }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
+unsigned __mslsim_running_thread(void) { return tCurrent ? tCurrent->enter()->runningThread() : 0; }
 unsigned __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column) {
   return tCurrent ? tCurrent->enter()->inactiveLaneRead(lane, {file, line, column}) : 0u;
 }
@@ -895,6 +929,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {hook::kCoroutineFrames, reinterpret_cast<void*>(&__mslsim_coroutine_frames)},
       {hook::kAccessFilter, reinterpret_cast<void*>(&__mslsim_access_filter)},
       {"__mslsim_threadgroup_arena", reinterpret_cast<void*>(&__mslsim_threadgroup_arena)},
+      {hook::kRunningThread, reinterpret_cast<void*>(&__mslsim_running_thread)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
       {"__mslsim_poll_read", reinterpret_cast<void*>(&__mslsim_poll_read)},
       {hook::kLoopEnter, reinterpret_cast<void*>(&__mslsim_loop_enter)},

@@ -235,6 +235,7 @@ class ThreadgroupScheduler {
     return this;
   }
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
+  unsigned runningThread() const { return current_ ? current_->linear : 0; }
   unsigned simdResult() const { return current_ ? current_->resultMask : 0; }
   void* coroutineFrame(uint64_t size);
   void* coroutineFrames(uint64_t size);
@@ -330,6 +331,17 @@ class ThreadgroupScheduler {
                            reinterpret_cast<uintptr_t>(&keyEveryone_)};
     filter_[2 * siteCount_ + 1] = {reinterpret_cast<uintptr_t>(&regionThread_), 0};
   }
+  // Store claims (ExecutionObserver::storeClaim): per site, the claim and its buffer's range,
+  // published in the table after the settled-read entries while the checked thread loop runs
+  // (publishStoreClaims); empty ranges otherwise. The threadgroup's first thread number and the
+  // shift come first.
+  struct SiteClaim {
+    StoreClaim claim;
+    uint64_t begin = 0, end = 0;
+  };
+  std::vector<std::optional<SiteClaim>> storeClaims_;
+  bool anyStoreClaim_ = false;
+  void publishStoreClaims(bool on);
   struct ThreadgroupSiteRange {
     uint32_t site;
     uint64_t begin, end;  // arena offsets
