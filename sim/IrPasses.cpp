@@ -1681,7 +1681,11 @@ llvm::PreservedAnalyses RangeCheckVersioningPass::run(llvm::Function& f, llvm::F
   return llvm::PreservedAnalyses::none();
 }
 
-void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites) {
+namespace {
+// The hook::kAccess calls of `f` whose constant site and size `wanted` takes, and f's call of
+// hook::kAccessFilter (null: none, and then no hooks either).
+template <class Wanted>
+std::pair<llvm::CallInst*, std::vector<llvm::CallInst*>> accessHooksOf(llvm::Function& f, const Wanted& wanted) {
   llvm::CallInst* filter = nullptr;
   std::vector<llvm::CallInst*> hooks;
   for (auto& bb : f)
@@ -1692,11 +1696,40 @@ void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites
           if (callee->getName() != hook::kAccess) continue;
           auto* site = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(2));
           auto* size = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(1));
-          if (site && size && size->getZExtValue() <= 4 && site->getZExtValue() < sites.size() &&
-              sites[site->getZExtValue()].op == AccessOp::Load && sites[site->getZExtValue()].threadgroupOffset >= 0)
-            hooks.push_back(call);
+          if (site && size && wanted(site->getZExtValue(), size->getZExtValue())) hooks.push_back(call);
         }
-  if (!filter || hooks.empty()) return;
+  if (!filter) hooks.clear();
+  return {filter, hooks};
+}
+
+// The blocks of a two-stage inline test in front of an access hook call: `first` (the call's
+// block up to the call, without a terminator: the first stage branches to `second` or `hook`),
+// `second` (empty: the second stage branches to `join` or `hook`), `hook` (the call). In `join`,
+// the access goes ahead from `second` as the hook would let it.
+struct HookBypass {
+  llvm::BasicBlock *first, *second, *hook, *join;
+};
+HookBypass bypassHook(llvm::CallInst* call, const std::string& prefix) {
+  HookBypass b;
+  b.first = call->getParent();
+  b.hook = b.first->splitBasicBlock(call, prefix + ".hook");
+  b.join = b.hook->splitBasicBlock(call->getNextNode(), prefix + ".join");
+  b.second = llvm::BasicBlock::Create(call->getContext(), prefix + ".second", call->getFunction(), b.hook);
+  b.first->getTerminator()->eraseFromParent();
+  llvm::IRBuilder<> j(&*b.join->begin());
+  llvm::PHINode* allowed = j.CreatePHI(call->getType(), 2, prefix + ".allowed");
+  call->replaceAllUsesWith(allowed);
+  allowed->addIncoming(llvm::ConstantInt::get(call->getType(), 1), b.second);
+  allowed->addIncoming(call, b.hook);
+  return b;
+}
+}  // namespace
+
+void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites) {
+  auto [filter, hooks] = accessHooksOf(f, [&](uint64_t site, uint64_t size) {
+    return size <= 4 && site < sites.size() && sites[site].op == AccessOp::Load && sites[site].threadgroupOffset >= 0;
+  });
+  if (hooks.empty()) return;
   llvm::LLVMContext& ctx = f.getContext();
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
@@ -1705,15 +1738,10 @@ void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites
   for (llvm::CallInst* call : hooks) {
     uint64_t site = llvm::cast<llvm::ConstantInt>(call->getArgOperand(2))->getZExtValue();
     uint64_t size = llvm::cast<llvm::ConstantInt>(call->getArgOperand(1))->getZExtValue();
-    // before: ... -> test (the read inside its settled range and one word) -> tag == key ? join : hook
-    llvm::BasicBlock* before = call->getParent();
-    llvm::BasicBlock* hookBlock = before->splitBasicBlock(call, "settled.hook");
-    llvm::BasicBlock* join = hookBlock->splitBasicBlock(call->getNextNode(), "settled.join");
-    llvm::BasicBlock* tagBlock = llvm::BasicBlock::Create(ctx, "settled.tag", &f, hookBlock);
+    // first: the read inside its settled range and one word ? second : hook; second: tag == key ? join : hook
+    HookBypass blocks = bypassHook(call, "settled");
     llvm::MDNode* invariant = llvm::MDNode::get(ctx, {});
-
-    before->getTerminator()->eraseFromParent();
-    llvm::IRBuilder<> b(before);
+    llvm::IRBuilder<> b(blocks.first);
     // The settled range and the test's entry are the threadgroup's, as the site filters are.
     llvm::Value* range = b.CreateConstInBoundsGEP1_64(i64, filter, 2 * (count + 1 + site));
     llvm::LoadInst* lo = b.CreateLoad(i64, range, "settled.begin");
@@ -1723,9 +1751,9 @@ void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites
     llvm::Value* bytes = llvm::ConstantInt::get(i64, size);
     llvm::Value* inside = b.CreateAnd(b.CreateICmpUGE(address, lo), b.CreateICmpULE(b.CreateAdd(address, bytes), hi));
     llvm::Value* oneWord = b.CreateICmpULE(b.CreateAdd(b.CreateAnd(address, 3), bytes), llvm::ConstantInt::get(i64, 4));
-    b.CreateCondBr(b.CreateAnd(inside, oneWord), tagBlock, hookBlock);
+    b.CreateCondBr(b.CreateAnd(inside, oneWord), blocks.second, blocks.hook);
 
-    b.SetInsertPoint(tagBlock);
+    b.SetInsertPoint(blocks.second);
     llvm::Value* entry = b.CreateConstInBoundsGEP1_64(i64, filter, 2 * count);
     llvm::LoadInst* bias = b.CreateLoad(i64, entry, "settled.bias");
     llvm::LoadInst* keyAddress = b.CreateLoad(ptr, b.CreateConstInBoundsGEP1_64(i64, entry, 1), "settled.key.address");
@@ -1742,32 +1770,15 @@ void addSettledReadTests(llvm::Function& f, const std::vector<AccessSite>& sites
     llvm::Value* ownKey = b.CreateOr(b.CreateAnd(key, ~((1u << kSettledWhoBits) - 1)),
                                      b.CreateAdd(b.CreateUDiv(thread, b.getInt32(kSimdWidth)), b.getInt32(1)));
     llvm::Value* settled = b.CreateOr(b.CreateICmpEQ(tag, key), b.CreateICmpEQ(tag, ownKey));
-    b.CreateCondBr(settled, join, hookBlock);
-
-    llvm::IRBuilder<> j(&*join->begin());
-    llvm::PHINode* allowed = j.CreatePHI(call->getType(), 2, "settled.allowed");
-    call->replaceAllUsesWith(allowed);
-    allowed->addIncoming(llvm::ConstantInt::get(call->getType(), 1), tagBlock);
-    allowed->addIncoming(call, hookBlock);
+    b.CreateCondBr(settled, blocks.join, blocks.hook);
   }
 }
 
 void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites) {
-  llvm::CallInst* filter = nullptr;
-  std::vector<llvm::CallInst*> hooks;
-  for (auto& bb : f)
-    for (auto& inst : bb)
-      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst))
-        if (llvm::Function* callee = call->getCalledFunction()) {
-          if (callee->getName() == hook::kAccessFilter && !filter) filter = call;
-          if (callee->getName() != hook::kAccess) continue;
-          auto* site = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(2));
-          auto* size = llvm::dyn_cast<llvm::ConstantInt>(call->getArgOperand(1));
-          if (site && size && size->getZExtValue() == 4 && site->getZExtValue() < sites.size() &&
-              sites[site->getZExtValue()].op == AccessOp::Store && sites[site->getZExtValue()].param >= 0)
-            hooks.push_back(call);
-        }
-  if (!filter || hooks.empty()) return;
+  auto [filter, hooks] = accessHooksOf(f, [&](uint64_t site, uint64_t size) {
+    return size == 4 && site < sites.size() && sites[site].op == AccessOp::Store && sites[site].param >= 0;
+  });
+  if (hooks.empty()) return;
   llvm::LLVMContext& ctx = f.getContext();
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
@@ -1779,17 +1790,13 @@ void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites) {
     l->setMetadata(llvm::LLVMContext::MD_invariant_load, invariant);
     return l;
   };
+  llvm::FunctionCallee running = f.getParent()->getOrInsertFunction(hook::kRunningThread, llvm::FunctionType::get(i32, false));
   for (llvm::CallInst* call : hooks) {
     uint64_t site = llvm::cast<llvm::ConstantInt>(call->getArgOperand(2))->getZExtValue();
-    // before: the store inside the claim's range and word-aligned ? claim : hook; claim: the swap
-    // succeeded ? join : hook.
-    llvm::BasicBlock* before = call->getParent();
-    llvm::BasicBlock* hookBlock = before->splitBasicBlock(call, "claim.hook");
-    llvm::BasicBlock* join = hookBlock->splitBasicBlock(call->getNextNode(), "claim.join");
-    llvm::BasicBlock* claimBlock = llvm::BasicBlock::Create(ctx, "claim.swap", &f, hookBlock);
-
-    before->getTerminator()->eraseFromParent();
-    llvm::IRBuilder<> b(before);
+    // first: the store inside the claim's range and word-aligned ? second : hook; second: the
+    // swap succeeded ? join : hook.
+    HookBypass blocks = bypassHook(call, "claim");
+    llvm::IRBuilder<> b(blocks.first);
     // The site's claim: {bias, tag}, {begin, end}; published per dispatch, as the filters are.
     uint64_t entry = 2 * (2 * count + 3 + 2 * site);
     llvm::Value* lo = invariantLoad(b, i64, entry + 2, "claim.begin");
@@ -1797,13 +1804,12 @@ void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites) {
     llvm::Value* address = b.CreatePtrToInt(call->getArgOperand(0), i64);
     llvm::Value* inside = b.CreateAnd(b.CreateICmpUGE(address, lo), b.CreateICmpULE(b.CreateAdd(address, b.getInt64(4)), hi));
     llvm::Value* aligned = b.CreateICmpEQ(b.CreateAnd(address, 3), b.getInt64(0));
-    b.CreateCondBr(b.CreateAnd(inside, aligned), claimBlock, hookBlock);
+    b.CreateCondBr(b.CreateAnd(inside, aligned), blocks.second, blocks.hook);
 
-    b.SetInsertPoint(claimBlock);
+    b.SetInsertPoint(blocks.second);
     llvm::Value* bias = invariantLoad(b, i64, entry, "claim.bias");
     llvm::Value* tag = invariantLoad(b, i64, entry + 1, "claim.tag");
     // The running thread's number in the dispatch: the threadgroup's first and its index in it.
-    llvm::FunctionCallee running = f.getParent()->getOrInsertFunction(hook::kRunningThread, llvm::FunctionType::get(i32, false));
     llvm::Value* thread = b.CreateZExt(b.CreateCall(running, {}, "claim.thread"), i64);
     llvm::Value* first = invariantLoad(b, i64, 2 * (2 * count + 2), "claim.first.thread");
     llvm::Value* shift = invariantLoad(b, i64, 2 * (2 * count + 2) + 1, "claim.shift");
@@ -1811,13 +1817,7 @@ void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites) {
     llvm::Value* slot = b.CreateIntToPtr(b.CreateAdd(bias, b.CreateShl(b.CreateAnd(address, ~uint64_t(3)), 1)), ptr);
     auto* swap = b.CreateAtomicCmpXchg(slot, b.getInt64(0), word, llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic,
                                        llvm::AtomicOrdering::Monotonic);
-    b.CreateCondBr(b.CreateExtractValue(swap, 1), join, hookBlock);
-
-    llvm::IRBuilder<> j(&*join->begin());
-    llvm::PHINode* allowed = j.CreatePHI(call->getType(), 2, "claim.allowed");
-    call->replaceAllUsesWith(allowed);
-    allowed->addIncoming(llvm::ConstantInt::get(call->getType(), 1), claimBlock);
-    allowed->addIncoming(call, hookBlock);
+    b.CreateCondBr(b.CreateExtractValue(swap, 1), blocks.join, blocks.hook);
   }
 }
 
