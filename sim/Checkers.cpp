@@ -558,12 +558,7 @@ class RaceDetector : public ExecutionObserver {
   // word's inter-group entry from zero, unlogged (no barrier can end its mark in a thread loop).
   std::optional<StoreClaim> storeClaim(const MemoryRegion& buffer, uint32_t site) const override {
     if (buffer.begin % 4 || site >= (uint64_t(1) << kWordSiteBits)) return std::nullopt;
-    InterGroupWord tag{};
-    tag.mask = 0xF;
-    tag.write = true;
-    tag.valueKnown = true;  // a plain store's value comes with it
-    tag.site = site;
-    tag.firstTouch = true;
+    InterGroupWord tag = firstTouchMark(true, true, site, 0);  // a plain store's value comes with it
     InterGroupWord one{};
     one.thread = 1;
     const InterGroupState::Buffer& shadow = inter_.perBuffer[size_t(&buffer - facts_.buffers.data())];
@@ -729,13 +724,7 @@ class RaceDetector : public ExecutionObserver {
       InterGroupWord* slot = shadow.words.data() + word;
       uint64_t k = word - begin / 4;
       if (plain && k < 64 && word * 4 >= begin && word * 4 + 4 <= end) {
-        InterGroupWord tag{};
-        tag.mask = 0xF;
-        tag.write = write;
-        tag.valueKnown = write && a.newValue;
-        tag.site = a.siteIndex;
-        tag.thread = dispatchThread(t);
-        tag.firstTouch = true;
+        InterGroupWord tag = firstTouchMark(write, write && a.newValue, a.siteIndex, dispatchThread(t));
         if (inter_.claim(slot, tag)) {
           firstTouches_.push_back(slot);
           claimed |= uint64_t(1) << k;
@@ -754,6 +743,19 @@ class RaceDetector : public ExecutionObserver {
       }
     }
     return claimed;
+  }
+
+  // The inter-group entry of a first touch: the whole word, marked as the first access of its
+  // threadgroup's interval too (claimFirstTouches here, the kernel's code through storeClaim).
+  static InterGroupWord firstTouchMark(bool write, bool valueKnown, uint32_t site, uint64_t thread) {
+    InterGroupWord mark{};
+    mark.mask = 0xF;
+    mark.write = write;
+    mark.valueKnown = valueKnown;
+    mark.site = site;
+    mark.thread = thread;
+    mark.firstTouch = true;
+    return mark;
   }
 
   // States a first touch (claimFirstTouches) in the threadgroup's race state of device word

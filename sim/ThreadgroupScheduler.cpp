@@ -4,6 +4,8 @@
 // thread-locals they read, so that they stay direct calls).
 #include "ThreadgroupScheduler.h"
 
+#include <tuple>
+
 namespace mslsim::execution {
 
 thread_local FaultState tFault;
@@ -168,6 +170,13 @@ unsigned ThreadgroupScheduler::inactiveLaneRead(unsigned lane, CallSite site) {
   return at.file == fill.onlyAt->file && at.line == fill.onlyAt->line && at.column == fill.onlyAt->column ? fill.byte : 0;
 }
 
+// The arena range of the threadgroup variable or argument a site's pointer comes from; empty if none.
+static std::pair<uint64_t, uint64_t> threadgroupAllocation(const SiteAllocation& at) {
+  if (const ThreadgroupVariable* v = at.variable) return {v->offset, v->offset + v->size};
+  if (const MemoryRegion* r = at.threadgroupArgument) return {r->begin, r->end};
+  return {0, 0};
+}
+
 void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObserver>> observers) {
   observers_ = std::move(observers);
   const ExecutableKernel& kernel = dispatch_.kernel;
@@ -218,10 +227,7 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   for (size_t i = 0; defersFirstTouches_ && i < sites; ++i) {
     const SiteAllocation& at = dispatch_.facts.siteAllocations[i];
     FirstTouchSite& f = firstTouchSites_[i];
-    if (const ThreadgroupVariable* v = at.variable)
-      f.begin = v->offset, f.end = v->offset + v->size;
-    else if (const MemoryRegion* r = at.threadgroupArgument)
-      f.begin = r->begin, f.end = r->end;
+    std::tie(f.begin, f.end) = threadgroupAllocation(at);
     AccessOp op = (*kernel.sites)[i].op;
     f.plain = op == AccessOp::Load || op == AccessOp::Store;
     f.write = op == AccessOp::Store;
@@ -246,10 +252,9 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
                                               [&](auto& o) { return o->needsReadsInside(*r); })
                                : !(r->readOnly && isWrite((*kernel.sites)[i].op));  // a write to read-only memory there is reported
       if (skips) filter_[i] = {r->begin, r->end};
-    } else if (const MemoryRegion* r = at.threadgroupArgument) {
-      threadgroupSites_.push_back({uint32_t(i), r->begin, r->end, everyAccess});
-    } else if (const ThreadgroupVariable* v = at.variable) {
-      threadgroupSites_.push_back({uint32_t(i), v->offset, v->offset + v->size, everyAccess});
+    } else if (at.threadgroupArgument || at.variable) {
+      auto [begin, end] = threadgroupAllocation(at);
+      threadgroupSites_.push_back({uint32_t(i), begin, end, everyAccess});
     }
   }
 }
@@ -268,7 +273,6 @@ void ThreadgroupScheduler::newReadGeneration() {
 void ThreadgroupScheduler::publishStoreClaims(bool on) {
   if (!anyStoreClaim_) return;
   Size3 size = dispatch_.geometry.requestedThreadgroupSize();
-  filter_[2 * siteCount_ + 1] = {reinterpret_cast<uintptr_t>(&regionThread_), 0};
   filter_[2 * siteCount_ + 2] = {groupLinear_ * (uint64_t(size[0]) * size[1] * size[2]), 0};
   for (size_t i = 0; i < siteCount_; ++i) {
     if (!storeClaims_[i]) continue;

@@ -531,6 +531,15 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
                         "--buffer", "2=scalar:uint32:16")
         self.assertFails(p, 2, "more than the maximum of 1024")  # refused: nothing ran
 
+    def test_grid_beyond_the_race_checks_thread_numbers_is_refused(self):
+        # 2^32-1 x 64 threads: more than the race check's shadow can number (2^37), refused
+        # before anything runs, under the race check only.
+        grid = ["--grid", "4294967295,64", "--threadgroup", "1024", "--buffer", "0=iota:float32:16",
+                "--buffer", "1=zeros:float32:16", "--buffer", "2=scalar:uint32:16"]
+        p = self.mslsim("run", self.metal, "--kernel", "scale", *grid, "--check", "races")
+        self.assertFails(p, 2, "[check-limit]", "kernel 'scale'", "2^37 threads")
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+
     def test_compile_error_points_at_the_users_line(self):
         p = self.mslsim("run", self.broken, "--kernel", "k", "--grid", "1", "--threadgroup", "1")
         self.assertFails(p, 2, self.broken + ":3:10: error: use of undeclared identifier 'missing_name'",
