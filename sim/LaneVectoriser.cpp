@@ -614,6 +614,22 @@ class LaneVectoriser {
   }
 
   bool isVarying(const llvm::Value* v) const { return varying_.count(v) > 0; }
+  // A uniform vector with one element per lane.
+  bool isLaneVector(const llvm::Value* v) const {
+    auto* t = llvm::dyn_cast<llvm::FixedVectorType>(v->getType());
+    return !isVarying(v) && t && t->getNumElements() == kLanes;
+  }
+  // The lane's index (the standard library's `me`), however wide.
+  static bool isLaneIndex(const llvm::Value* v) {
+    while (auto* cast = llvm::dyn_cast<llvm::CastInst>(v)) {
+      if (!llvm::isa<llvm::ZExtInst, llvm::SExtInst, llvm::TruncInst>(cast) ||
+          cast->getSrcTy()->getScalarSizeInBits() < 5 || cast->getDestTy()->getScalarSizeInBits() < 5)
+        return false;
+      v = cast->getOperand(0);
+    }
+    auto* call = llvm::dyn_cast<llvm::CallInst>(v);
+    return call && call->getCalledFunction() && call->getCalledFunction()->getName() == kLaneIndex;
+  }
   llvm::Value* lookup(const llvm::Value* v) {
     auto it = values_.find(v);
     if (it == values_.end()) throw std::out_of_range("no value for " + describe(*v));
@@ -1040,21 +1056,37 @@ class LaneVectoriser {
     for (unsigned i = 0; i < type->getNumElements(); ++i) offsets.push_back(llvm::ConstantInt::get(i64(), i * size));
     llvm::Value* expected = b_->CreateGEP(b_->getInt8Ty(), first, llvm::ConstantVector::get(offsets));
     llvm::Value* together = b_->CreateAndReduce(b_->CreateICmpEQ(pointers, expected));
-    llvm::BasicBlock* yes = llvm::BasicBlock::Create(ctx_, "consecutive", g_);
-    llvm::BasicBlock* no = llvm::BasicBlock::Create(ctx_, "scattered", g_);
+    return eitherWay(together, [&] { return contiguous(first); }, scattered, "consecutive", "scattered");
+  }
+
+  // `whole` when every lane takes part, else `masked`: a masked load that misses the cache is
+  // slow on some cores (on an EPYC here, the simd_sum reduction over 64 MB took twice as long
+  // with masked loads of the whole SIMD-group as with plain ones), and most accesses are a whole
+  // SIMD-group's. Returns the load's value.
+  llvm::Value* wholeOrMasked(llvm::Value* lanes, const std::function<llvm::Value*()>& whole,
+                             const std::function<llvm::Value*()>& masked) {
+    return eitherWay(b_->CreateAndReduce(lanes), whole, masked, "whole", "masked");
+  }
+  // `yes()` or `no()` as `condition` says, in blocks of their own; the value either returns.
+  llvm::Value* eitherWay(llvm::Value* condition, const std::function<llvm::Value*()>& yes,
+                         const std::function<llvm::Value*()>& no, const char* yesName, const char* noName) {
+    llvm::BasicBlock* yesBlock = llvm::BasicBlock::Create(ctx_, yesName, g_);
+    llvm::BasicBlock* noBlock = llvm::BasicBlock::Create(ctx_, noName, g_);
     llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "accessed", g_);
-    b_->CreateCondBr(together, yes, no);
-    b_->SetInsertPoint(yes);
-    llvm::Value* a = contiguous(first);
+    b_->CreateCondBr(condition, yesBlock, noBlock);
+    b_->SetInsertPoint(yesBlock);
+    llvm::Value* a = yes();
+    llvm::BasicBlock* yesEnd = b_->GetInsertBlock();  // yes() may have made blocks of its own
     b_->CreateBr(done);
-    b_->SetInsertPoint(no);
-    llvm::Value* c = scattered();
+    b_->SetInsertPoint(noBlock);
+    llvm::Value* c = no();
+    llvm::BasicBlock* noEnd = b_->GetInsertBlock();
     b_->CreateBr(done);
     b_->SetInsertPoint(done);
-    if (a->getType()->isVoidTy()) return nullptr;
+    if (!a || a->getType()->isVoidTy()) return nullptr;
     llvm::PHINode* phi = b_->CreatePHI(a->getType(), 2);
-    phi->addIncoming(a, yes);
-    phi->addIncoming(c, no);
+    phi->addIncoming(a, yesEnd);
+    phi->addIncoming(c, noEnd);
     return phi;
   }
 
@@ -1100,7 +1132,11 @@ class LaneVectoriser {
       llvm::Align align = elementAlign(load->getAlign(), e, layout_);
       llvm::Value* lanes = expand(mask, n);
       values_[&inst] = consecutively(
-          pointers, e, [&](llvm::Value* first) { return b_->CreateMaskedLoad(w, first, align, lanes); },
+          pointers, e,
+          [&](llvm::Value* first) {
+            return wholeOrMasked(lanes, [&] { return b_->CreateAlignedLoad(w, first, align); },
+                                 [&] { return b_->CreateMaskedLoad(w, first, align, lanes); });
+          },
           [&] { return b_->CreateMaskedGather(w, pointers, align, lanes); });
       return true;
     }
@@ -1143,7 +1179,11 @@ class LaneVectoriser {
         return true;
       }
       consecutively(
-          pointers, e, [&](llvm::Value* first) { return b_->CreateMaskedStore(value, first, align, lanes); },
+          pointers, e,
+          [&](llvm::Value* first) {
+            return wholeOrMasked(lanes, [&] { return b_->CreateAlignedStore(value, first, align); },
+                                 [&] { return b_->CreateMaskedStore(value, first, align, lanes); });
+          },
           [&] { return b_->CreateMaskedScatter(value, pointers, align, lanes); });
       return true;
     }
@@ -1180,6 +1220,11 @@ class LaneVectoriser {
       std::vector<llvm::Value*> indices;
       for (llvm::Use& i : gep->indices()) indices.push_back(isVarying(i.get()) ? vec(i.get()) : scalar(i.get()));
       result = b_->CreateGEP(gep->getSourceElementType(), base, indices, "", gep->isInBounds());
+    } else if (auto* extract = llvm::dyn_cast<llvm::ExtractElementInst>(&inst);
+               extract && isLaneVector(extract->getVectorOperand()) && isLaneIndex(extract->getIndexOperand())) {
+      // Lane l takes element l of 32 values the lanes share (a prefix sum's results, simd.h):
+      // the vector as it is.
+      result = scalar(extract->getVectorOperand());
     } else if (auto* extract = llvm::dyn_cast<llvm::ExtractElementInst>(&inst)) {
       unsigned m = width(extract->getVectorOperandType());
       llvm::Value* v = vec(extract->getVectorOperand());

@@ -21,8 +21,10 @@ not compared. Lanes that do not call the function are checked to leave their out
 
 Exactness: integer results exact (wrap-around in the element type). Floating-point reductions and
 prefix operations: mslsim combines the active lanes of sums and products pairwise (lanes 0-15 with
-16-31, each half the same way down to pairs; an inactive lane counts as the identity) and of the
-other functions in lane order 0..31 (simd.h), and the reference does the same, rounding after every operation to the element type (float32, float16, bfloat16), so
+16-31, each half the same way down to pairs; an inactive lane counts as the identity), of prefix
+sums and products in the order of a scan of shuffles (Kogge-Stone: at level d = 1, 2, 4, ... each
+lane combines the lane d below with its own) and of the other functions in lane order 0..31
+(simd.h), and the reference does the same, rounding after every operation to the element type (float32, float16, bfloat16), so
 results are compared exactly (bit patterns, sign of zero included). Inputs avoid NaN and zero (min/max
 of NaN/±0 are not specified beyond metal::min/max) and products use values near 1 so nothing
 overflows (signed overflow would be undefined in the C++ the simulator runs).
@@ -223,15 +225,24 @@ def ref_group(f, A, vals, fills, sls, pred, active, a, b):
             for l in lanes:
                 out[l] = acc
         elif kind == "pre":
-            ident = (0 if f["op"] == "sum" else 1,) * W
-            acc = None
+            # Kogge-Stone: at each level d = 1, 2, 4, ... (below G) a lane at position >= d in its
+            # group combines the value of the lane d below (left operand) with its own; an inactive
+            # lane starts as the identity. The exclusive form takes the lane below's inclusive
+            # result, or `empty` (0 or 1) when no active lane of its group comes before it.
+            ident = (-0.0 if A.kind == "f" else 0) if f["op"] == "sum" else 1
+            empty = (0 if f["op"] == "sum" else 1,) * W
+            level = [vals[l] if active[l] else (ident,) * W for l in range(base, base + G)]
+            d = 1
+            while d < G:
+                level = [tuple(A.op(f["op"], x, y) for x, y in zip(level[j - d], level[j])) if j >= d else level[j]
+                         for j in range(G)]
+                d *= 2
             for l in lanes:
+                j = l - base
                 if f["inc"]:
-                    acc = vals[l] if acc is None else tuple(A.op(f["op"], x, y) for x, y in zip(acc, vals[l]))
-                    out[l] = acc
+                    out[l] = level[j]
                 else:
-                    out[l] = ident if acc is None else acc
-                    acc = vals[l] if acc is None else tuple(A.op(f["op"], x, y) for x, y in zip(acc, vals[l]))
+                    out[l] = level[j - 1] if any(active[base + i] for i in range(j)) else empty
         elif kind == "first":
             for l in lanes:
                 out[l] = vals[lanes[0]]

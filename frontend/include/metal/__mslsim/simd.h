@@ -3,8 +3,9 @@
 // Each public function takes the call site as defaulted trailing arguments (evaluated at the
 // caller, so they name the user's line) and forwards it to the simulator for diagnostics.
 // SIMD functions are built on __mslsim_simd_exchange: every lane receives all 32 contributions and
-// the active mask and computes its own result in C++, always combining lanes in the fixed order
-// 0..31, so every lane of a reduction gets a bit-identical value whatever the execution order.
+// the active mask and computes its own result in C++, combining lanes in a fixed order (below:
+// lane order, pairwise for sums and products, a scan of shuffles for prefixes), so every lane of
+// a reduction gets a bit-identical value whatever the execution order.
 // Reading a lane that is not active yields a value made of one repeated byte, zero unless the SIMD
 // check asks for another (hardware leaves it unspecified).
 #pragma once
@@ -98,22 +99,120 @@ METAL_FUNC T __reduce_pairwise(const T& x, T identity, Op op, const char* f, uns
   __exchange(L, x, f, l, c);
   return __pairwise<G>(L, L.me & ~(G - 1), identity, op);
 }
+// Prefix sums and products combine the lanes as a GPU's scan of shuffles does (Kogge-Stone): at
+// level D = 1, 2, 4, ... each lane whose position in its group is at least D combines the value of
+// the lane D below with its own, lower lane on the left; an inactive lane contributes the
+// operation's identity (-0.0 or 1), and a lane with no active lane before it gets `empty` from
+// the exclusive form. log2(G) levels of independent operations where lane order chained 31, the
+// same bits in every lane and on every path (tests/conformance/simd.py computes this order).
+//
+// The generic form, for any element type: lane j's value at level K, from the exchanged values.
+template <unsigned K, class T, class Op>
+METAL_FUNC T __scan_level(const __lanes<T>& L, unsigned j, unsigned pos, const T& identity, Op op) {
+  if constexpr (K == 0) {
+    return L.active(j) ? L.v[j] : identity;
+  } else {
+    constexpr unsigned D = 1u << (K - 1);
+    T own = __scan_level<K - 1>(L, j, pos, identity, op);
+    return pos >= D ? T(op(__scan_level<K - 1>(L, j - D, pos - D, identity, op), own)) : own;
+  }
+}
+// The same order on all 32 lanes at once, for element types a vector can hold: log2(G) shifts and
+// vector operations on values the lanes share (the vector-lane path computes them once per
+// SIMD-group and gives each lane its element: LaneVectoriser.cpp, an element taken at the lane).
+template <class E> using __lanevec = E __attribute__((ext_vector_type(32)));
+template <unsigned S> struct __bits_of_size;
+template <> struct __bits_of_size<1> { typedef uchar type; };
+template <> struct __bits_of_size<2> { typedef ushort type; };
+template <> struct __bits_of_size<4> { typedef uint type; };
+template <> struct __bits_of_size<8> { typedef ulong type; };
+// Lane l of the result: v's lane l - D, `fill`'s below lane D.
+template <int D, class V, int... I> METAL_FUNC V __lanes_up(const V& v, const V& fill, integer_sequence<int, I...>) {
+  return __builtin_shufflevector(v, fill, (I >= D ? I - D : 32 + I)...);
+}
+// Lane l of the result: `later`'s where l's position in its group of G is at least D, else v's.
+template <unsigned G, int D, class V, int... I>
+METAL_FUNC V __lanes_from(const V& v, const V& later, integer_sequence<int, I...>) {
+  return __builtin_shufflevector(v, later, (unsigned(I) % G >= unsigned(D) ? 32 + I : I)...);
+}
+// Lane l of the result: a's where `on` (all ones or zero) says so, else b's.
+template <class E> METAL_FUNC __lanevec<E> __lanes_select(const __lanevec<int>& on, const __lanevec<E>& a, const __lanevec<E>& b) {
+  typedef __lanevec<typename __bits_of_size<sizeof(E)>::type> U;
+  U m = __builtin_convertvector(on, U);
+  return __builtin_bit_cast(__lanevec<E>, (__builtin_bit_cast(U, a) & m) | (__builtin_bit_cast(U, b) & ~m));
+}
+template <unsigned G, int D, class A, class Op, class Seq>
+METAL_FUNC void __scan_step(A& v, const A& identity, Op op, Seq s) {
+  if constexpr (unsigned(D) < G) v = __lanes_from<G, D>(v, A(op(__lanes_up<D>(v, identity, s), v)), s);
+}
+// Integers are scanned as unsigned (wrapping, the same bits); floats as themselves.
+template <class E, bool = __is_integral(E)> struct __scan_arith_of { typedef E type; };
+template <class E> struct __scan_arith_of<E, true> { typedef typename make_unsigned<E>::type type; };
+template <class E> using __scan_arith = typename __scan_arith_of<E>::type;
+template <unsigned G, bool Inclusive, class E, class Op, int... I>
+METAL_FUNC __lanevec<E> __scan_lanes(__lanevec<E> values, unsigned active, E identity, E empty, Op op,
+                                     integer_sequence<int, I...> s) {
+  typedef __lanevec<__scan_arith<E>> A;
+  const __lanevec<unsigned> lane = {unsigned(I)...};
+  const __lanevec<E> id = identity;
+  A v = __builtin_bit_cast(A, __lanes_select(((active >> lane) & 1u) != 0u, values, id));
+  const A ida = __builtin_bit_cast(A, id);
+  __scan_step<G, 1>(v, ida, op, s);
+  __scan_step<G, 2>(v, ida, op, s);
+  __scan_step<G, 4>(v, ida, op, s);
+  __scan_step<G, 8>(v, ida, op, s);
+  __scan_step<G, 16>(v, ida, op, s);
+  __lanevec<E> r = __builtin_bit_cast(__lanevec<E>, v);
+  if constexpr (Inclusive) return r;
+  const __lanevec<E> none = empty;
+  const __lanevec<unsigned> before = active & ((1u << lane) - 1u) & ~((1u << (lane & ~(G - 1u))) - 1u);
+  return __lanes_select(before != 0u, __lanes_from<G, 1>(none, __lanes_up<1>(r, none, s), s), none);
+}
+template <class X> constexpr bool __lane_vector_element = __is_arithmetic(X) && !__is_same(X, bool) && sizeof(X) <= 8;
+// Component C of the 32 lanes' values, `all` being the lanes' values one after the other (S
+// elements each), scanned; the element at the calling lane.
+template <unsigned G, bool Inclusive, int C, int S, class E, class All, class Op, int... I>
+METAL_FUNC E __scan_component(const All& all, unsigned active, unsigned me, E identity, E empty, Op op,
+                              integer_sequence<int, I...> s) {
+  __lanevec<E> v = __builtin_shufflevector(all, all, (I * S + C)...);
+  return __scan_lanes<G, Inclusive>(v, active, identity, empty, op, s)[me];
+}
+template <unsigned G, bool Inclusive, class T, class E, class All, class Op, int... C>
+METAL_FUNC void __scan_components(T& r, const All& all, const __lanes<T>& L, E identity, E empty, Op op,
+                                  integer_sequence<int, C...>) {
+  constexpr int S = int(sizeof(T) / sizeof(E));
+  ((r.__e[C] = __scan_component<G, Inclusive, C, S>(all, L.mask, L.me, identity, empty, op,
+                                                    make_integer_sequence<int, 32>())), ...);
+}
 template <unsigned G, bool Inclusive, class T, class Op>
-METAL_FUNC T __prefix(const T& x, T identity, Op op, const char* f, unsigned l, unsigned c) {
+METAL_FUNC T __prefix(const T& x, Op op, const char* f, unsigned l, unsigned c) {
   __MSLSIM_LANES(T, L);
   __exchange(L, x, f, l, c);
-  unsigned base = L.me & ~(G - 1);
-  // One running sum over the whole group, in lane order, and this lane's share taken as it
-  // passes: the sum is the same in every lane (the vector-lane path computes it once, in
-  // scalars), and the result the same as summing the lanes before this one.
-  T acc = identity, mine = identity;
-  bool first = true;
-  for (unsigned i = base; i < base + G; ++i) {
-    if (!Inclusive) mine = i == L.me ? acc : mine;
-    if (L.active(i)) { acc = first ? L.v[i] : T(op(acc, L.v[i])); first = false; }
-    if (Inclusive) mine = i == L.me ? acc : mine;
+  // Elements, not whole values: a vector made of them would be each lane's own memory on the
+  // vector-lane path.
+  typedef typename __vt<T>::elem E;
+  const E identity = Op::template identity<E>(), empty = Op::template empty<E>();
+  constexpr int N = __vt<T>::n;
+  if constexpr (__lane_vector_element<E> && (N == 0 ? sizeof(T) == sizeof(E) : sizeof(T) % sizeof(E) == 0)) {
+    constexpr int S = int(sizeof(T) / sizeof(E));  // elements per lane's value (a 3-vector takes 4)
+    // One load of the lanes' values as the shared value it is (a copy into a local would be each
+    // lane's own on the vector-lane path).
+    typedef E __all __attribute__((ext_vector_type(32 * S), aligned(alignof(T)), may_alias));
+    const __all all = *reinterpret_cast<const __all*>(L.v);
+    if constexpr (N == 0) {
+      return __scan_component<G, Inclusive, 0, 1>(all, L.mask, L.me, identity, empty, op, make_integer_sequence<int, 32>());
+    } else {
+      T r;
+      __scan_components<G, Inclusive, T, E>(r, all, L, identity, empty, op, make_integer_sequence<int, N>());
+      return r;
+    }
+  } else {
+    constexpr unsigned K = G == 32 ? 5 : 2;
+    unsigned pos = L.me & (G - 1);
+    if constexpr (Inclusive) return __scan_level<K>(L, L.me, pos, T(identity), op);
+    unsigned before = L.mask & ((1u << L.me) - 1u) & ~((1u << (L.me & ~(G - 1u))) - 1u);
+    return before ? __scan_level<K>(L, L.me - 1, pos - 1, T(identity), op) : T(empty);
   }
-  return mine;
 }
 enum __shuf_kind { __shuf_idx, __shuf_up, __shuf_down, __shuf_xor, __shuf_rot_up, __shuf_rot_down };
 template <unsigned G, __shuf_kind K, class T>
@@ -166,8 +265,18 @@ template <unsigned G> METAL_FUNC unsigned __active_mask(const char* f, unsigned 
   return G == 32 ? L.mask : (L.mask >> base) & ((1u << (G & 31u)) - 1u);
 }
 
-struct __op_add { template <class A> auto operator()(const A& a, const A& b) const { return a + b; } };
-struct __op_mul { template <class A> auto operator()(const A& a, const A& b) const { return a * b; } };
+// identity: what an inactive lane contributes to a prefix (-0.0 leaves every float sum as it is);
+// empty: the exclusive prefix of a lane with no active lane before it.
+struct __op_add {
+  template <class A> auto operator()(const A& a, const A& b) const { return a + b; }
+  template <class E> static E identity() { return E(-E(0)); }
+  template <class E> static E empty() { return E(0); }
+};
+struct __op_mul {
+  template <class A> auto operator()(const A& a, const A& b) const { return a * b; }
+  template <class E> static E identity() { return E(1); }
+  template <class E> static E empty() { return E(1); }
+};
 struct __op_and { template <class A> auto operator()(const A& a, const A& b) const { return a & b; } };
 struct __op_or { template <class A> auto operator()(const A& a, const A& b) const { return a | b; } };
 struct __op_xor { template <class A> auto operator()(const A& a, const A& b) const { return a ^ b; } };
@@ -211,16 +320,16 @@ struct quad_vote {
     return __reduce<G>(T(x), __op_xor(), __MSLSIM_LOC); }                                            \
   template <class X, class T = __vec_of<X>>                                                          \
   METAL_FUNC T P##prefix_inclusive_sum(const X& x, __MSLSIM_LOC_PARAMS) {                            \
-    return __prefix<G, true>(T(x), T(0), __op_add(), __MSLSIM_LOC); }                                \
+    return __prefix<G, true>(T(x), __op_add(), __MSLSIM_LOC); }                                        \
   template <class X, class T = __vec_of<X>>                                                          \
   METAL_FUNC T P##prefix_exclusive_sum(const X& x, __MSLSIM_LOC_PARAMS) {                            \
-    return __prefix<G, false>(T(x), T(0), __op_add(), __MSLSIM_LOC); }                               \
+    return __prefix<G, false>(T(x), __op_add(), __MSLSIM_LOC); }                                       \
   template <class X, class T = __vec_of<X>>                                                          \
   METAL_FUNC T P##prefix_inclusive_product(const X& x, __MSLSIM_LOC_PARAMS) {                        \
-    return __prefix<G, true>(T(x), T(1), __op_mul(), __MSLSIM_LOC); }                                \
+    return __prefix<G, true>(T(x), __op_mul(), __MSLSIM_LOC); }                                        \
   template <class X, class T = __vec_of<X>>                                                          \
   METAL_FUNC T P##prefix_exclusive_product(const X& x, __MSLSIM_LOC_PARAMS) {                        \
-    return __prefix<G, false>(T(x), T(1), __op_mul(), __MSLSIM_LOC); }                               \
+    return __prefix<G, false>(T(x), __op_mul(), __MSLSIM_LOC); }                                       \
   template <class X, class T = __vec_of<X>>                                                          \
   METAL_FUNC T P##shuffle(const X& x, ushort lane, __MSLSIM_LOC_PARAMS) {                            \
     return __shuffle<G, __shuf_idx>(T(x), lane, __MSLSIM_LOC); }                                     \
