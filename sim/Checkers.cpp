@@ -554,6 +554,13 @@ class RaceDetector : public ExecutionObserver {
   // (row softmax: 5.7 s on two workers where one took 3.1).
   bool needsReadsInside(const MemoryRegion& buffer) const override { return !ignoresReadsOf(buffer); }
   bool defersFirstTouches() const override { return true; }
+  // Two plain reads by different threads fill the word's two readers (check), which settledFor
+  // then settles for everyone, or for their SIMD-group when they share one.
+  SettledReads settledAfterTwoReads(uint64_t arenaOffset, uint32_t first, uint32_t second) const override {
+    if (first == second || arenaOffset + 4 > facts_.arenaBytes) return {};
+    uint32_t g0 = first / kSimdWidth, g1 = second / kSimdWidth;
+    return g0 != g1 ? SettledReads{SettledReads::Everyone} : SettledReads{SettledReads::Simdgroup, g0};
+  }
   // A store's first touch (claimFirstTouches) as the kernel's code can make it: the claim of the
   // word's inter-group entry from zero, unlogged (no barrier can end its mark in a thread loop).
   std::optional<StoreClaim> storeClaim(const MemoryRegion& buffer, uint32_t site) const override {
@@ -1012,6 +1019,9 @@ class UninitChecker : public ExecutionObserver {
     uint32_t flags;
     std::memcpy(&flags, &written_[offset], 4);
     return flags == 0x01010101u ? SettledReads{SettledReads::Everyone} : SettledReads{};
+  }
+  SettledReads settledAfterTwoReads(uint64_t offset, uint32_t, uint32_t) const override {
+    return threadgroupReadsSettled(offset);  // reads change nothing here
   }
 
   void access(const ThreadIdentity& t, const MemoryAccess& a) override {

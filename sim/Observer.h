@@ -151,6 +151,13 @@ class ExecutionObserver {
   // which the executor sets for a write it defers; it defers no read of a word not all written.
   // At most one observer has them (the uninit check's).
   virtual uint8_t* threadgroupWrittenFlags() { return nullptr; }
+  // With defersFirstTouches: what threadgroupReadsSettled would answer for the word at
+  // `arenaOffset` once this observer heard of two plain 4-byte reads of it, by the threads
+  // `first` and then `second` (linear in the threadgroup), the first accesses to the word in the
+  // interval. The executor may then hold both back as it holds a first touch (stateFirstTouches).
+  virtual SettledReads settledAfterTwoReads(uint64_t arenaOffset, uint32_t first, uint32_t second) const {
+    return {};
+  }
   // The claim (StoreClaim) for plain 4-byte stores of `site` inside `buffer`, if this observer
   // records such a store by one; at most one observer does.
   virtual std::optional<StoreClaim> storeClaim(const MemoryRegion& buffer, uint32_t site) const { return std::nullopt; }

@@ -223,6 +223,7 @@ void ThreadgroupScheduler::setObservers(std::vector<std::unique_ptr<ExecutionObs
   }
   firstTouchSites_.assign(sites, {});
   touchMarks_.assign(readTags_.size(), 0);
+  secondReads_.assign(readTags_.size(), 0);
   touchGeneration_ = 0;
   for (size_t i = 0; defersFirstTouches_ && i < sites; ++i) {
     const SiteAllocation& at = dispatch_.facts.siteAllocations[i];
@@ -286,6 +287,7 @@ void ThreadgroupScheduler::publishStoreClaims(bool on) {
 void ThreadgroupScheduler::newTouchGeneration() {
   if (++touchGeneration_ == 0) {  // the marks would repeat: forget them all
     std::fill(touchMarks_.begin(), touchMarks_.end(), 0);
+    std::fill(secondReads_.begin(), secondReads_.end(), 0);
     touchGeneration_ = 1;
   }
 }
@@ -316,12 +318,34 @@ bool ThreadgroupScheduler::deferFirstTouch(uintptr_t address, uint64_t size, uin
   return true;
 }
 
-// The observers hear of the deferred first touches of the words of [arenaOffset, +size), and the
-// words are marked as stated for the rest of the interval.
+// A plain 4-byte read of a word whose mark is an unstated read by another thread: held back as
+// well when the observers say what the two reads settle, which the word's read tag then says.
+bool ThreadgroupScheduler::deferSecondRead(uintptr_t address, uint64_t size, uint32_t site) {
+  uint64_t offset = address - arenaBase_;
+  const FirstTouchSite& s = firstTouchSites_[site];
+  if (size != 4 || (offset & 3) || !s.plain || s.write || offset < s.begin || offset + 4 > s.end) return false;
+  uint64_t word = offset / 4, mark = touchMarks_[word];
+  uint32_t first = uint32_t(mark >> 1 & 0x7FF);
+  if (uint32_t(mark >> 32) != touchGeneration_ || (mark & 1) || first == kStatedThread || first == current_->linear ||
+      uint32_t(secondReads_[word] >> 32) == touchGeneration_)
+    return false;
+  SettledReads who{SettledReads::Everyone};
+  for (ExecutionObserver* o : settlers_) who = who & o->settledAfterTwoReads(offset, first, current_->linear);
+  if (who.who == SettledReads::Nobody) return false;
+  secondReads_[word] = uint64_t(touchGeneration_) << 32 | uint64_t(site) << 12 | uint64_t(current_->linear) << 1;
+  setReadTag(word, who);
+  return true;
+}
+
+// The observers hear of the deferred first touches of the words of [arenaOffset, +size), and of
+// second reads held back, and the words are marked as stated for the rest of the interval.
 void ThreadgroupScheduler::stateFirstTouches(uint64_t arenaOffset, uint64_t size) {
   for (uint64_t word = arenaOffset / 4; word * 4 < arenaOffset + size && word < touchMarks_.size(); ++word) {
     uint64_t& mark = touchMarks_[word];
-    if (uint32_t(mark >> 32) == touchGeneration_ && (mark >> 1 & 0x7FF) != kStatedThread) replayFirstTouch(word, mark);
+    if (uint32_t(mark >> 32) == touchGeneration_ && (mark >> 1 & 0x7FF) != kStatedThread) {
+      replayFirstTouch(word, mark);
+      if (uint32_t(secondReads_[word] >> 32) == touchGeneration_) replayFirstTouch(word, secondReads_[word]);
+    }
     mark = uint64_t(touchGeneration_) << 32 | uint64_t(kStatedThread) << 1;
   }
 }
@@ -362,11 +386,15 @@ void ThreadgroupScheduler::settleReads(uint64_t arenaOffset, uint64_t size) {
       if (who.who == SettledReads::Nobody) break;
       who = who & o->threadgroupReadsSettled(word * 4);
     }
-    uint32_t code = who.who == SettledReads::Everyone ? (1u << kKeyWhoBits) - 1
-                    : who.who == SettledReads::Simdgroup ? who.simdgroup + 1
-                                                         : 0;
-    readTags_[word] = code ? (readGeneration_ << kKeyWhoBits) | code : 0;
+    setReadTag(word, who);
   }
+}
+
+void ThreadgroupScheduler::setReadTag(uint64_t word, SettledReads who) {
+  uint32_t code = who.who == SettledReads::Everyone ? (1u << kKeyWhoBits) - 1
+                  : who.who == SettledReads::Simdgroup ? who.simdgroup + 1
+                                                       : 0;
+  readTags_[word] = code ? (readGeneration_ << kKeyWhoBits) | code : 0;
 }
 
 ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
@@ -379,7 +407,8 @@ ThreadIdentity ThreadgroupScheduler::identity(const SimThread& t) const {
 inline bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue) {
   if (observers_.empty() || !current_) return true;
   if (settlesReads_ && readSettled(address, size, site)) return true;
-  if (defersFirstTouches_ && address - arenaBase_ < touchMarks_.size() * 4 && deferFirstTouch(address, size, site))
+  if (defersFirstTouches_ && address - arenaBase_ < touchMarks_.size() * 4 &&
+      (deferFirstTouch(address, size, site) || deferSecondRead(address, size, site)))
     return true;
   const DispatchFacts& facts = dispatch_.facts;
   MemoryAccess a;

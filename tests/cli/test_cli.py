@@ -540,6 +540,26 @@ kernel void k(device const float* x [[buffer(0)]], device float* out [[buffer(1)
         self.assertFails(p, 2, "[check-limit]", "kernel 'scale'", "2^37 threads")
         self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
 
+    def test_a_write_after_reads_of_two_simdgroups_is_a_data_race_whatever_the_order(self):
+        # Every thread reads t[0]; thread 5 (SIMD-group 0) then writes it, with no barrier. In
+        # each of these thread orders a thread of SIMD-group 1 reads before thread 5 writes, so the
+        # write is a read-write data race (an error), not only a lockstep hazard with a reader of
+        # its own SIMD-group. random:5 runs a SIMD-group 0 thread first and a SIMD-group 1 thread
+        # second: the checker hears of that second read late (the executor holds it back while the
+        # two reads settle the word), and must still blame it.
+        src = self.path("shared_read.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_threadgroup]]) {\n"
+                    "  threadgroup float t[1];\n  if (lid == 0) t[0] = 1.0f;\n"
+                    "  threadgroup_barrier(mem_flags::mem_threadgroup);\n"
+                    "  float v = t[0];\n  if (lid == 5) t[0] = v + 1.0f;\n  out[lid] = v;\n}\n")
+        for seed in range(1, 11):
+            p = self.mslsim("run", src, "--kernel", "k", "--grid", "64", "--threadgroup", "64", "--check", "races",
+                            "--schedule", f"random:{seed}", "--buffer", "0=zeros:float32:64")
+            self.assertFails(p, 1, "error [data-race]: read-write race on threadgroup variable 't'[0]",
+                             "shared_read.metal:7:", "shared_read.metal:8:")
+
     def test_compile_error_points_at_the_users_line(self):
         p = self.mslsim("run", self.broken, "--kernel", "k", "--grid", "1", "--threadgroup", "1")
         self.assertFails(p, 2, self.broken + ":3:10: error: use of undeclared identifier 'missing_name'",
