@@ -1821,6 +1821,39 @@ void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites) {
   }
 }
 
+void unmaskWholeAccesses(llvm::Module& module) {
+  std::vector<llvm::IntrinsicInst*> masked;
+  for (llvm::Function& f : module)
+    for (llvm::Instruction& inst : llvm::instructions(f))
+      if (auto* call = llvm::dyn_cast<llvm::IntrinsicInst>(&inst))
+        if (call->getIntrinsicID() == llvm::Intrinsic::masked_load || call->getIntrinsicID() == llvm::Intrinsic::masked_store) {
+          unsigned maskAt = call->getIntrinsicID() == llvm::Intrinsic::masked_load ? 2 : 3;
+          if (!llvm::isa<llvm::Constant>(call->getArgOperand(maskAt))) masked.push_back(call);
+        }
+  for (llvm::IntrinsicInst* call : masked) {
+    bool load = call->getIntrinsicID() == llvm::Intrinsic::masked_load;
+    llvm::Value* mask = call->getArgOperand(load ? 2 : 3);
+    llvm::Value* pointer = call->getArgOperand(load ? 0 : 1);
+    llvm::Align align = llvm::cast<llvm::ConstantInt>(call->getArgOperand(load ? 1 : 2))->getAlignValue();
+    llvm::IRBuilder<> b(call);
+    llvm::Value* every = b.CreateAndReduce(mask);
+    llvm::Instruction *whole = nullptr, *partial = nullptr;
+    llvm::SplitBlockAndInsertIfThenElse(every, call, &whole, &partial);
+    b.SetInsertPoint(whole);
+    llvm::Instruction* plain = load ? static_cast<llvm::Instruction*>(b.CreateAlignedLoad(call->getType(), pointer, align))
+                                    : b.CreateAlignedStore(call->getArgOperand(0), pointer, align);
+    plain->copyMetadata(*call);
+    call->moveBefore(partial);
+    if (load) {
+      b.SetInsertPoint(&*call->getParent()->getSingleSuccessor()->begin());
+      llvm::PHINode* phi = b.CreatePHI(call->getType(), 2);
+      call->replaceAllUsesWith(phi);
+      phi->addIncoming(plain, whole->getParent());
+      phi->addIncoming(call, partial->getParent());
+    }
+  }
+}
+
 void lowerRangeChecks(llvm::Function& f) {
   for (llvm::CallInst* call : rangeChecksIn(f)) lowerRangeCheck(call);
 }

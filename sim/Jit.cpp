@@ -414,6 +414,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject&
     };
   Optimised optimised = optimise(module, **tm, program.kernels, instrumentation, sites);
   lowerRangeChecks(module);  // what the optimiser's versioning pass did not see
+  unmaskWholeAccesses(module);
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
   useOneVectorMathVariant(module, hostVectorMathVariant(**tm));
   insertCancellationPolls(module, sources);

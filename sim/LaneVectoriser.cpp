@@ -1059,14 +1059,6 @@ class LaneVectoriser {
     return eitherWay(together, [&] { return contiguous(first); }, scattered, "consecutive", "scattered");
   }
 
-  // `whole` when every lane takes part, else `masked`: a masked load that misses the cache is
-  // slow on some cores (on an EPYC here, the simd_sum reduction over 64 MB took twice as long
-  // with masked loads of the whole SIMD-group as with plain ones), and most accesses are a whole
-  // SIMD-group's. Returns the load's value.
-  llvm::Value* wholeOrMasked(llvm::Value* lanes, const std::function<llvm::Value*()>& whole,
-                             const std::function<llvm::Value*()>& masked) {
-    return eitherWay(b_->CreateAndReduce(lanes), whole, masked, "whole", "masked");
-  }
   // `yes()` or `no()` as `condition` says, in blocks of their own; the value either returns.
   llvm::Value* eitherWay(llvm::Value* condition, const std::function<llvm::Value*()>& yes,
                          const std::function<llvm::Value*()>& no, const char* yesName, const char* noName) {
@@ -1132,11 +1124,7 @@ class LaneVectoriser {
       llvm::Align align = elementAlign(load->getAlign(), e, layout_);
       llvm::Value* lanes = expand(mask, n);
       values_[&inst] = consecutively(
-          pointers, e,
-          [&](llvm::Value* first) {
-            return wholeOrMasked(lanes, [&] { return b_->CreateAlignedLoad(w, first, align); },
-                                 [&] { return b_->CreateMaskedLoad(w, first, align, lanes); });
-          },
+          pointers, e, [&](llvm::Value* first) { return b_->CreateMaskedLoad(w, first, align, lanes); },
           [&] { return b_->CreateMaskedGather(w, pointers, align, lanes); });
       return true;
     }
@@ -1179,11 +1167,7 @@ class LaneVectoriser {
         return true;
       }
       consecutively(
-          pointers, e,
-          [&](llvm::Value* first) {
-            return wholeOrMasked(lanes, [&] { return b_->CreateAlignedStore(value, first, align); },
-                                 [&] { return b_->CreateMaskedStore(value, first, align, lanes); });
-          },
+          pointers, e, [&](llvm::Value* first) { return b_->CreateMaskedStore(value, first, align, lanes); },
           [&] { return b_->CreateMaskedScatter(value, pointers, align, lanes); });
       return true;
     }
