@@ -543,6 +543,26 @@ class LaneVectoriser {
 
   std::map<const llvm::AllocaInst*, bool> slots_;                    // slot -> whether it varies
   std::map<const llvm::StoreInst*, llvm::BasicBlock*> phiStores_;     // store -> the phi's block
+  // Varying slots whose value is used only within the iteration of its loop that computed it:
+  // each round of the loop starts them undefined, as the first does (emitLoop), so that what the
+  // lanes left there in an earlier round is not carried along (storeSlot keeps inactive lanes'
+  // values), nor kept across a barrier in the loop (a checked access's address, computed in the
+  // check's block and used in the access's, was a frame spill of 4 vector registers per round).
+  std::map<const llvm::Loop*, std::vector<const llvm::AllocaInst*>> roundSlots_;
+
+  // Whether every use of `inst` is in its own innermost loop, where its block dominates the use's
+  // (the lanes that reach a use computed the value in the same round).
+  const llvm::Loop* roundLocalLoop(const llvm::Instruction& inst) const {
+    const llvm::Loop* loop = loops_->getLoopFor(inst.getParent());
+    if (!loop) return nullptr;
+    for (const llvm::User* u : inst.users()) {
+      auto* user = llvm::dyn_cast<llvm::Instruction>(u);
+      if (!user || llvm::isa<llvm::PHINode>(user) || !loop->contains(user->getParent()) ||
+          !dominators_->dominates(inst.getParent(), user->getParent()))
+        return nullptr;
+    }
+    return loop;
+  }
 
   bool demote() {
     llvm::Instruction* at = &*f_->getEntryBlock().begin();
@@ -552,7 +572,11 @@ class LaneVectoriser {
         if (!llvm::isa<llvm::AllocaInst>(inst) && inst.isUsedOutsideOfBlock(&bb)) escaping.push_back(&inst);
     for (llvm::Instruction* inst : escaping) {
       bool varies = varying_.count(inst) > 0;
-      if (llvm::AllocaInst* slot = llvm::DemoteRegToStack(*inst, false, at)) slots_[slot] = varies;
+      const llvm::Loop* round = varies ? roundLocalLoop(*inst) : nullptr;
+      if (llvm::AllocaInst* slot = llvm::DemoteRegToStack(*inst, false, at)) {
+        slots_[slot] = varies;
+        if (round) roundSlots_[round].push_back(slot);
+      }
     }
     std::vector<llvm::PHINode*> phis;
     for (llvm::BasicBlock& bb : *f_)
@@ -831,6 +855,10 @@ class LaneVectoriser {
     llvm::BasicBlock* top = llvm::BasicBlock::Create(ctx_, "loop", g_);
     b_->CreateBr(top);
     b_->SetInsertPoint(top);
+    for (const llvm::AllocaInst* slot : roundSlots_[&loop]) {
+      llvm::AllocaInst* g = slotOfG_.at(slot);
+      b_->CreateStore(llvm::UndefValue::get(g->getAllocatedType()), g);
+    }
     if (!emitLevel(&loop)) return false;
     // Round again while some lane went back to the header.
     llvm::Value* again = any(b_->CreateLoad(maskType(), masks_[loop.getHeader()]));
