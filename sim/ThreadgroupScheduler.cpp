@@ -298,35 +298,30 @@ void ThreadgroupScheduler::barrierReleased(unsigned flags) {
   if (defersFirstTouches_ && (flags & 2)) newTouchGeneration();  // mem_threadgroup: marks die
 }
 
-// A plain 4-byte access inside its site's threadgroup allocation, first to its word in the
-// interval: marked and done (see "First touches" in ThreadgroupScheduler.h).
-bool ThreadgroupScheduler::deferFirstTouch(uintptr_t address, uint64_t size, uint32_t site) {
+// A plain 4-byte access inside its site's threadgroup allocation: held back when it is the first
+// to its word in the interval (marked and done), or a read following such a read by another
+// thread that the observers say settles the word (see "First touches" in ThreadgroupScheduler.h).
+bool ThreadgroupScheduler::deferTouch(uintptr_t address, uint64_t size, uint32_t site) {
   uint64_t offset = address - arenaBase_;
   const FirstTouchSite& s = firstTouchSites_[site];
   if (size != 4 || (offset & 3) || !s.plain || offset < s.begin || offset + 4 > s.end) return false;
-  uint64_t& mark = touchMarks_[offset / 4];
-  if (uint32_t(mark >> 32) == touchGeneration_) return false;
-  if (writtenFlags_) {
-    using FlagWord = uint32_t __attribute__((may_alias));  // the byte flags of the word, as one
-    FlagWord* flags = reinterpret_cast<FlagWord*>(writtenFlags_ + offset);
-    if (s.write)
-      *flags = 0x01010101u;
-    else if (*flags != 0x01010101u)
-      return false;  // the uninit check decides
+  uint64_t word = offset / 4;
+  uint64_t& mark = touchMarks_[word];
+  if (uint32_t(mark >> 32) != touchGeneration_) {  // the first touch
+    if (writtenFlags_) {
+      using FlagWord = uint32_t __attribute__((may_alias));  // the byte flags of the word, as one
+      FlagWord* flags = reinterpret_cast<FlagWord*>(writtenFlags_ + offset);
+      if (s.write)
+        *flags = 0x01010101u;
+      else if (*flags != 0x01010101u)
+        return false;  // the uninit check decides
+    }
+    mark = uint64_t(touchGeneration_) << 32 | uint64_t(site) << 12 | uint64_t(current_->linear) << 1 | s.write;
+    return true;
   }
-  mark = uint64_t(touchGeneration_) << 32 | uint64_t(site) << 12 | uint64_t(current_->linear) << 1 | s.write;
-  return true;
-}
-
-// A plain 4-byte read of a word whose mark is an unstated read by another thread: held back as
-// well when the observers say what the two reads settle, which the word's read tag then says.
-bool ThreadgroupScheduler::deferSecondRead(uintptr_t address, uint64_t size, uint32_t site) {
-  uint64_t offset = address - arenaBase_;
-  const FirstTouchSite& s = firstTouchSites_[site];
-  if (size != 4 || (offset & 3) || !s.plain || s.write || offset < s.begin || offset + 4 > s.end) return false;
-  uint64_t word = offset / 4, mark = touchMarks_[word];
+  // A second read: the mark is an unstated read by another thread, no second read held yet.
   uint32_t first = uint32_t(mark >> 1 & 0x7FF);
-  if (uint32_t(mark >> 32) != touchGeneration_ || (mark & 1) || first == kStatedThread || first == current_->linear ||
+  if (s.write || (mark & 1) || first == kStatedThread || first == current_->linear ||
       uint32_t(secondReads_[word] >> 32) == touchGeneration_)
     return false;
   SettledReads who{SettledReads::Everyone};
@@ -408,7 +403,7 @@ inline bool ThreadgroupScheduler::access(uintptr_t address, uint64_t size, uint3
   if (observers_.empty() || !current_) return true;
   if (settlesReads_ && readSettled(address, size, site)) return true;
   if (defersFirstTouches_ && address - arenaBase_ < touchMarks_.size() * 4 &&
-      (deferFirstTouch(address, size, site) || deferSecondRead(address, size, site)))
+      deferTouch(address, size, site))
     return true;
   const DispatchFacts& facts = dispatch_.facts;
   MemoryAccess a;

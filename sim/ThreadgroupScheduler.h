@@ -380,7 +380,7 @@ class ThreadgroupScheduler {
   // checked tree reduction, two of every three accesses; in a checked tiled GEMM, the tile stores
   // and the first read of each tile word.
   //   A second plain read of a word whose mark is a read by another thread is held back too
-  // (deferSecondRead) when the observers say what two such reads would settle
+  // (deferTouch) when the observers say what two such reads would settle
   // (settledAfterTwoReads): the word's read tag says so at once, and the observers hear of both
   // reads, in order, when they would have heard of the first. In a checked tiled GEMM, every
   // tile word's second read (a row of threads reads each word of the A tile: then nothing of it
@@ -397,8 +397,7 @@ class ThreadgroupScheduler {
   std::vector<uint64_t> secondReads_;  // per arena word, a held-back second read: as touchMarks_
   uint32_t touchGeneration_ = 0;
   static constexpr uint32_t kStatedThread = 0x7FF;  // the mark of a word whose accesses the observers heard of
-  bool deferFirstTouch(uintptr_t address, uint64_t size, uint32_t site);
-  bool deferSecondRead(uintptr_t address, uint64_t size, uint32_t site);
+  bool deferTouch(uintptr_t address, uint64_t size, uint32_t site);
   void setReadTag(uint64_t word, SettledReads who);
   void stateFirstTouches(uint64_t arenaOffset, uint64_t size);
   void stateEveryFirstTouch();
