@@ -26,6 +26,9 @@ namespace {
 //   MSLSIM_METAL_STATS        a file the process appends one JSON line to when it exits: how
 //                             many libraries, pipeline states and dispatches it made, and their
 //                             seconds (docs/metal-api.md)
+//   MSLSIM_METAL_RECORD       a directory where each pipeline state the program makes is
+//                             recorded: its library's source and what the pipeline asked for
+//                             (bench/compile_corpus.cpp replays them; docs/performance.md)
 // A bad value leaves the program without a device, with a message saying which variable is wrong.
 DeviceObject* systemDevice();
 
@@ -62,6 +65,7 @@ DeviceObject* createDevice() {
   }
   if (const char* report = std::getenv("MSLSIM_METAL_REPORT_JSON")) d->reportJsonPath = report;
   if (const char* report = std::getenv("MSLSIM_METAL_REPORT_SARIF")) d->reportSarifPath = report;
+  if (const char* record = std::getenv("MSLSIM_METAL_RECORD"); record && *record) d->recordPath = record;
   if (const char* stats = std::getenv("MSLSIM_METAL_STATS"); stats && *stats) {
     d->statsPath = stats;
     std::atexit(writeStatistics);

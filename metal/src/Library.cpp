@@ -3,11 +3,17 @@
 // made and cached per process and on disk, so the same specialisation twice costs nothing).
 #include "Objects.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 namespace mslsim::metal {
 
@@ -415,10 +421,44 @@ void ComputePipelineDescriptor::reset() {
 
 namespace {
 
+// MSLSIM_METAL_RECORD: the library's source once, as <hash>.metal in the directory, and a line of
+// pipelines.jsonl saying what this pipeline asked for, appended in one write so that concurrent
+// processes can share the directory. A record that cannot be written is skipped with a warning:
+// recording must never change what the program does.
+void recordPipeline(const std::string& directory, const FunctionObject& f) {
+  const LibrarySource& source = *f.source;
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a: names the text, no security role
+  for (unsigned char c : source.text) hash = (hash ^ c) * 1099511628211ull;
+  char name[32];
+  std::snprintf(name, sizeof name, "%016llx.metal", (unsigned long long)hash);
+  std::error_code ec;
+  std::filesystem::create_directories(directory, ec);
+  std::string path = directory + "/" + name;
+  if (!std::filesystem::exists(path, ec)) {
+    std::string temporary = path + "." + std::to_string(::getpid());
+    std::ofstream(temporary, std::ios::binary) << source.text;
+    std::filesystem::rename(temporary, path, ec);
+  }
+  nlohmann::json line = {{"source", name},
+                         {"name", source.name},
+                         {"kernel", f.name},
+                         {"include_dirs", source.options.includeDirs},
+                         {"defines", source.options.defines},
+                         {"fast_math", source.options.fastMath},
+                         {"constants", nlohmann::json::array()}};
+  for (auto& [index, value] : f.constants) line["constants"].push_back({index, value});
+  std::string text = line.dump() + "\n";
+  std::string journal = directory + "/pipelines.jsonl";
+  int fd = ::open(journal.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0 || ::write(fd, text.data(), text.size()) != ssize_t(text.size())) warnUnwritable("MSLSIM_METAL_RECORD", journal);
+  if (fd >= 0) ::close(fd);
+}
+
 ComputePipelineState* makePipeline(Device* d, const Function* function, NS::UInteger maxThreads, NS::Error** error) {
   if (!function)
     return fail(error, kLibraryErrorDomain, LibraryErrorFunctionNotFound, "newComputePipelineState: the function is null");
   auto* f = static_cast<const FunctionObject*>(function);
+  if (!device(d).recordPath.empty()) recordPipeline(device(d).recordPath, *f);
   TimedWork timed(device(d).stats.pipelines);
   return compiling(error, [&]() -> ComputePipelineState* {
     mslsim::BuildOptions options = f->source->options;
