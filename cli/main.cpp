@@ -23,6 +23,7 @@
 
 #include "MlxSpecFile.h"
 #include "Program.h"
+#include "TieredKernel.h"
 #include "Report.h"
 #include "SuiteCase.h"
 
@@ -99,6 +100,7 @@ struct RunOptions {
   std::string reportJson, reportSarif;
   std::string schedule = "in-order";
   std::string simdLanes = "vector";
+  std::string tier = "optimised";
   std::string watch, trace;
   unsigned maxErrors = 0;
   unsigned workers = 0;
@@ -270,16 +272,25 @@ int runCommand(const RunOptions& o) {
   dispatchOptions.maxErrors = o.maxErrors;
   dispatchOptions.workers = o.workers;
   dispatchOptions.log = [](const std::string& line) { fmt::print(stderr, "{}\n", line); };
+  TierPolicy tiers = parseTierPolicy(o.tier, "--tier");
+  Size3 grid = parseSize3(o.grid, "--grid"), threadgroup = parseSize3(o.threadgroup, "--threadgroup");
   ProgressLine progress;
   std::shared_ptr<const Program> program;
   {
     CompilePhases phases([&](const std::string& phase) { progress.phase(o.file + ": " + phase); });
-    program = Program::compileFile(o.file, options, checks.needsInstrumentation());
+    // Adaptive, with the dispatch known: the quick code unless the dispatch is large enough to
+    // pay for the optimised code at once (the rule TieredKernel applies to a program's dispatches).
+    uint64_t threads = uint64_t(grid[0]) * grid[1] * grid[2];
+    if (o.dispatch == "threadgroups") threads *= uint64_t(threadgroup[0]) * threadgroup[1] * threadgroup[2];
+    CodeTier tier = tiers == TierPolicy::Quick ||
+                            (tiers == TierPolicy::Adaptive && threads < TieredKernel::kOptimiseAtOnceThreads)
+                        ? CodeTier::Quick
+                        : CodeTier::Optimised;
+    program = Program::compileFile(o.file, options, checks.needsInstrumentation(), tier);
   }
   progress.clear();
   printWarnings(*program);
   const ExecutableKernel& kernel = program->kernel(o.kernel);
-  Size3 grid = parseSize3(o.grid, "--grid"), threadgroup = parseSize3(o.threadgroup, "--threadgroup");
   if (o.dispatch != "threads" && o.dispatch != "threadgroups")
     throw Error("--dispatch '" + o.dispatch + "': expected threads or threadgroups");
 
@@ -344,9 +355,9 @@ int runCommand(const RunOptions& o) {
     std::sort(sorted.begin(), sorted.end());
     fmt::print(stderr,
                "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={} "
-               "dispatch_cpu_ms={:.3f} waiting_cpu_ms={:.3f} progress_cpu_ms={:.3f} path=\"{}\"\n",
+               "dispatch_cpu_ms={:.3f} waiting_cpu_ms={:.3f} progress_cpu_ms={:.3f} path=\"{}\" tier={}\n",
                program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size(), processCpu,
-               waitingCpu, tickerCpu, result.path);
+               waitingCpu, tickerCpu, result.path, codeTierName(kernel.tier));
   }
   if (result.refused) return kExitUsage;  // nothing ran: not a finding in a kernel
   return result.hasErrors() ? o.errorExitCode : 0;
@@ -511,6 +522,9 @@ int main(int argc, char** argv) {
                      "vector (default) | threads: kernels with barriers or SIMD-group functions run each "
                      "SIMD-group's lanes as vector lanes (unchecked or default checks, in-order), or every thread on its own")
       ->check(CLI::IsMember({"vector", "threads"}));
+  runCmd->add_option("--tier", run.tier,
+                     "optimised (default) | quick: code made in a fraction of the time, which runs slower | adaptive: "
+                     "quick unless the dispatch is large (the Metal API's default)");
   runCmd->add_option("--watch", run.watch, "print every access to one element: NAME[INDEX] or buffer:N[INDEX]");
   runCmd->add_option("--trace", run.trace, "write a Chrome trace-event JSON (open it in Perfetto)");
   runCmd->add_option("--max-errors", run.maxErrors, "stop after N distinct errors");

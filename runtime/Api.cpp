@@ -3,6 +3,7 @@
 
 #include "Program.h"
 #include "Report.h"
+#include "TieredKernel.h"
 
 namespace mslsim {
 
@@ -10,22 +11,19 @@ const std::string& Kernel::name() const { return kernel_->info.name; }
 const KernelInfo& Kernel::info() const { return kernel_->info; }
 
 Library Library::compileFile(const std::string& path, const BuildOptions& o) {
-  try {
-    Library l;
-    l.program_ = Program::compileFile(path, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants, o.kernels},
-                                      o.checked);
-    return l;
-  } catch (const CompileFailed& e) {
-    throw CompileError(e.what(), e.diagnostics());
-  }
+  return compileSource(path, readTextFile(path), o);
 }
 
 Library Library::compileSource(const std::string& name, const std::string& source, const BuildOptions& o) {
   try {
     Library l;
-    l.program_ =
-        Program::compileSource(name, source, {o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants, o.kernels},
-                               o.checked);
+    CompileOptions options{o.includeDirs, o.defines, o.fastMath, {}, false, o.functionConstants, o.kernels};
+    // Adaptive: the optimised code if an earlier run left it in the cache, else the quick code.
+    if (o.tiers == TierPolicy::Adaptive) l.program_ = Program::findCompiled(name, source, options, o.checked, CodeTier::Optimised);
+    if (!l.program_)
+      l.program_ = Program::compileSource(name, source, options, o.checked,
+                                          o.tiers == TierPolicy::Optimised ? CodeTier::Optimised : CodeTier::Quick);
+    l.adaptive_ = o.tiers == TierPolicy::Adaptive;
     return l;
   } catch (const CompileFailed& e) {
     throw CompileError(e.what(), e.diagnostics());
@@ -40,6 +38,7 @@ Kernel Library::kernel(const std::string& name) const {
   Kernel k;
   k.program_ = program_;
   k.kernel_ = &program_->kernel(name);
+  if (adaptive_) k.tiered_ = std::make_shared<TieredKernel>(program_, name);
   return k;
 }
 
@@ -103,7 +102,15 @@ Dispatch& Dispatch::threadgroupMemory(unsigned index, uint64_t bytes) {
 }
 
 Report Dispatch::run(Size3 grid, Size3 threadgroup, DispatchMode mode, const DispatchOptions& options) {
+  const ExecutableKernel* code = kernel_.kernel_;
+  if (kernel_.tiered_) {
+    uint64_t threads = uint64_t(grid[0]) * grid[1] * grid[2];
+    if (mode == DispatchMode::Threadgroups) threads *= uint64_t(threadgroup[0]) * threadgroup[1] * threadgroup[2];
+    code = &kernel_.tiered_->forDispatch(threads);
+    launch_->useCode(*code);
+  }
   DispatchResult result = launch_->run(mode, grid, threadgroup, options);
+  if (kernel_.tiered_) kernel_.tiered_->ran(*code, result.milliseconds);
   Report r;
   r.completed = result.completed;
   r.milliseconds = result.milliseconds;

@@ -129,10 +129,9 @@ const bool kStdlibKeptInCache = (setPrecompiledStdlibPlace([] {
 }  // namespace
 
 std::string CompileCache::key(const std::string& path, const std::string& source, const CompileOptions& options,
-                              bool checked, const std::string& fingerprint) {
+                              const std::string& variant, const std::string& fingerprint) {
   static const std::string build = buildIdentity();
-  std::string text = build + '\0' + fingerprint + '\0' + path + '\0' + source + '\0' + describeOptions(options) +
-                     (checked ? "checked" : "unchecked");
+  std::string text = build + '\0' + fingerprint + '\0' + path + '\0' + source + '\0' + describeOptions(options) + variant;
   return hashText(text);
 }
 
@@ -185,6 +184,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       for (auto& a : info["arguments"]) e.info.arguments.push_back(argumentFromJson(a));
       e.staticThreadgroupBytes = k["threadgroup_bytes"];
       e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
+      e.tier = CodeTier(k.value("tier", int(CodeTier::Optimised)));
       e.hasThreadLoop = k["thread_loop"];
       e.regionLoopLayout = regionLoopFromJson(k["region_loop"]);
       if (!k["simd_group"].is_null())
@@ -197,6 +197,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       c.object.kernels.push_back(std::move(e));
     }
     c.object.sources = sources;
+    c.object.generationMs = j.value("generation_ms", 0.0);
     if (j.contains("declared")) c.declaredKernels = j["declared"].get<std::vector<std::string>>();
     for (auto& d : j["warnings"])
       c.warnings.push_back({Diagnostic::Severity(d[0].get<int>()), position(d[1]), d[2], d[3]});
@@ -213,6 +214,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
   if (dir_.empty()) return;
   json j;
   j["format"] = kFormat;
+  j["generation_ms"] = object.generationMs;
   if (declaredKernels) j["declared"] = *declaredKernels;
   j["dependencies"] = json::array();
   j["sources"] = json::array();
@@ -244,6 +246,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                               {"max_threads", k.info.maxTotalThreadsPerThreadgroup}, {"arguments", args}}},
                             {"threadgroup_bytes", k.staticThreadgroupBytes},
                             {"scheduling", int(k.scheduling)},
+                            {"tier", int(k.tier)},
                             {"thread_loop", k.hasThreadLoop},
                             {"region_loop", regionLoopToJson(k.regionLoopLayout)},
                             {"simd_group", simdGroup},

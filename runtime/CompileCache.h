@@ -27,8 +27,9 @@ class CompileCache {
   bool enabled() const { return !dir_.empty(); }
   const std::string& directory() const { return dir_; }
 
+  // `variant`: the code's kind ("checked", "unchecked-quick", ...).
   static std::string key(const std::string& path, const std::string& source, const CompileOptions& options,
-                         bool checked, const std::string& fingerprint);
+                         const std::string& variant, const std::string& fingerprint);
   std::optional<CachedCompilation> load(const std::string& key, const std::string& mainPath) const;
   void store(const std::string& key, const std::string& mainPath, const CompiledObject& object,
              const std::vector<Diagnostic>& warnings,

@@ -47,19 +47,34 @@ void CompilePhases::note(const std::string& phase) {
 }
 
 std::shared_ptr<const Program> Program::compileFile(const std::string& path,
-                                                    const CompileOptions& options, bool checked) {
-  return compileSource(path, readTextFile(path), options, checked);
+                                                    const CompileOptions& options, bool checked, CodeTier tier) {
+  return compileSource(path, readTextFile(path), options, checked, tier);
 }
 
-std::shared_ptr<const Program> Program::compileSource(const std::string& path,
-                                                      const std::string& source,
-                                                      const CompileOptions& baseOptions, bool checked) {
+std::shared_ptr<const Program> Program::compileSource(const std::string& path, const std::string& source,
+                                                      const CompileOptions& options, bool checked, CodeTier tier) {
+  return obtain(path, source, options, checked, tier, /*compileIfMissing=*/true);
+}
+
+std::shared_ptr<const Program> Program::findCompiled(const std::string& path, const std::string& source,
+                                                     const CompileOptions& options, bool checked, CodeTier tier) {
+  return obtain(path, source, options, checked, tier, /*compileIfMissing=*/false);
+}
+
+std::shared_ptr<const Program> Program::obtain(const std::string& path, const std::string& source,
+                                               const CompileOptions& baseOptions, bool checked, CodeTier tier,
+                                               bool compileIfMissing) {
   CompileOptions options = baseOptions;
   options.lineTables = true;
+  // A listing has no code: one entry on disk for both tiers (in memory, the program knows the tier
+  // the kernels it makes on demand get).
+  bool listing = options.kernels && options.kernels->empty();
+  const std::string variant =
+      std::string(checked ? "checked" : "unchecked") + (tier == CodeTier::Quick && !listing ? "-quick" : "");
   // Compilation is cached for the life of the process, keyed by everything that affects it.
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Program>> cache;
-  std::string key = path + '\0' + source + '\0' + describeOptions(options) + (checked ? "\1checked" : "\1fast");
+  std::string key = path + '\0' + source + '\0' + describeOptions(options) + '\1' + variant + codeTierName(tier);
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
 
@@ -69,15 +84,16 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
   program->source_ = source;
   program->options_ = options;
   program->checked_ = checked;
+  program->tier_ = tier;
   CompileCache& disk = CompileCache::instance();
-  std::string diskKey = disk.enabled() ? CompileCache::key(path, source, options, checked, frontendFingerprint()) : "";
+  std::string diskKey = disk.enabled() ? CompileCache::key(path, source, options, variant, frontendFingerprint()) : "";
   // A run of some kernels is served by their own entry, or by one that holds every kernel of the
   // file (what `mslsim compile --kernel '*'` stores).
   std::vector<std::string> diskKeys = {diskKey};
   if (disk.enabled() && options.kernels) {
     CompileOptions everything = options;
     everything.kernels.reset();
-    diskKeys.push_back(CompileCache::key(path, source, everything, checked, frontendFingerprint()));
+    diskKeys.push_back(CompileCache::key(path, source, everything, variant, frontendFingerprint()));
   }
   auto holdsWanted = [&](const std::vector<ExecutableKernel>& kernels) {
     if (!options.kernels) return true;
@@ -105,9 +121,11 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
       JitResult jit = loadObject(cached->object);
       if (jit.ok && holdsWanted(jit.kernels)) {
         program->kernels_ = std::move(jit.kernels);
+        program->generationMs_ = cached->object.generationMs;
         return served(*cached);
       }
     }
+  if (!compileIfMissing) return nullptr;
   CompilePhases::note("parsing");
   CompileResult compiled = compileMsl(path, source, options);
   if (!compiled.ok) throw CompileFailed(path, std::move(compiled.diagnostics));
@@ -124,12 +142,14 @@ std::shared_ptr<const Program> Program::compileSource(const std::string& path,
     auto kernelDone = [&](size_t done, size_t total) {
       CompilePhases::note(generating + ": " + std::to_string(done) + " of " + std::to_string(total) + " done");
     };
-    if (!compileToObject(std::move(compiled.program), checked, object, error, kernelDone))
+    if (!compileToObject(std::move(compiled.program), checked, tier, object, error, kernelDone))
       // A located error ("FILE:LINE:COL: error: ...") names its file already.
       throw Error(error.rfind("error:", 0) == 0 || error.rfind("internal error", 0) == 0 ? path + ": " + error : error);
     JitResult jit = loadObject(object);
     if (!jit.ok) throw Error(path + ": " + jit.error);
     program->kernels_ = std::move(jit.kernels);
+    object.generationMs = program->generationMs_ =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (auto& d : compiled.diagnostics)
       if (d.severity != Diagnostic::Severity::Error) program->warnings_.push_back(d);
     if (disk.enabled()) disk.store(diskKey, path, object, program->warnings_);
@@ -169,10 +189,24 @@ const ExecutableKernel& Program::kernel(const std::string& name) const {
   }
   CompileOptions options = options_;
   options.kernels = std::vector<std::string>{name};
-  std::shared_ptr<const Program> generated = compileSource(path_, source_, options, checked_);
+  std::shared_ptr<const Program> generated = compileSource(path_, source_, options, checked_, tier_);
   if (!named(*generated)) throw noSuchKernel(name, listKernels(path_, source_, options_));
   std::lock_guard<std::mutex> lock(onDemandMutex_);
   return *named(*onDemand_.emplace(name, generated).first->second);
+}
+
+double Program::codeMilliseconds(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(onDemandMutex_);
+  auto it = onDemand_.find(name);
+  return it != onDemand_.end() ? it->second->generationMs_ : generationMs_;
+}
+
+std::shared_ptr<const Program> Program::withKernelAt(const std::string& name, CodeTier tier) const {
+  CompileOptions options = options_;
+  options.kernels = std::vector<std::string>{name};
+  std::shared_ptr<const Program> p = compileSource(path_, source_, options, checked_, tier);
+  p->kernel(name);  // throws naming the kernels there are
+  return p;
 }
 
 std::vector<std::string> Program::kernelNames() const {
@@ -310,7 +344,7 @@ void Launch::bindBufferSpecs(const std::map<unsigned, std::string>& specs, std::
 void Launch::setThreadgroupMemory(unsigned index, uint64_t bytes) { threadgroupMemory_[index] = bytes; }
 
 DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, const DispatchOptions& options) {
-  const KernelInfo& info = kernel_.info;
+  const KernelInfo& info = kernel_->info;
   auto argLabel = [&](const ArgumentInfo& a) {
     return std::string(a.role == ArgumentRole::Buffer ? "buffer " : "threadgroup memory ") +
            std::to_string(a.binding) + " (argument '" + a.name + "' of kernel '" + info.name +
@@ -326,7 +360,7 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
                        ")]] argument");
 
   DispatchRequest request;
-  request.kernel = &kernel_;
+  request.kernel = kernel_;
   request.mode = mode;
   request.grid = grid;
   request.threadgroup = threadgroup;

@@ -45,22 +45,29 @@ class Program {
   // Compiles (or returns the process-wide cached compilation of) `path` with `options`. A checked
   // build carries the memory-access instrumentation that bounds, races and uninit need (and line
   // tables for their reports); an unchecked one runs at full speed with only sync checks.
+  // `tier` says how much work code generation puts in (sim/Executor.h); a listing has no code.
   static std::shared_ptr<const Program> compileFile(const std::string& path,
                                                     const CompileOptions& options = {},
-                                                    bool checked = true);
+                                                    bool checked = true, CodeTier tier = CodeTier::Optimised);
   static std::shared_ptr<const Program> compileSource(const std::string& path,
                                                       const std::string& source,
                                                       const CompileOptions& options = {},
-                                                      bool checked = true);
+                                                      bool checked = true, CodeTier tier = CodeTier::Optimised);
+  // The same compilation if this process or the compile cache has it already, else null.
+  static std::shared_ptr<const Program> findCompiled(const std::string& path, const std::string& source,
+                                                     const CompileOptions& options, bool checked, CodeTier tier);
 
   // `options.kernels` says which kernels get code now; any other kernel of the file gets its code
   // when kernel() first asks for it.
   const std::string& path() const { return path_; }
   // The kernels compiled with the program (all of them unless options.kernels chose some).
   const std::vector<ExecutableKernel>& kernels() const { return kernels_; }
-  // Generates the kernel's code if it has none yet. Throws Error naming the available kernels
-  // when `name` is not one of them.
+  // Generates the kernel's code (at this program's tier) if it has none yet. Throws Error naming
+  // the available kernels when `name` is not one of them.
   const ExecutableKernel& kernel(const std::string& name) const;
+  // The program that holds `name`'s code at `tier`: this one, or one compiled (or found) for it.
+  std::shared_ptr<const Program> withKernelAt(const std::string& name, CodeTier tier) const;
+  CodeTier tier() const { return tier_; }
   // Every kernel of the file by host name, whether it has code yet or not.
   std::vector<std::string> kernelNames() const;
   // The host names of every kernel in a file: a parse, no code.
@@ -68,6 +75,9 @@ class Program {
                                               const CompileOptions& options);
   const std::vector<Diagnostic>& warnings() const { return warnings_; }
   double compileMilliseconds() const { return compileMs_; }
+  // How long making `name`'s code took when it was made (in this process or before it, from the
+  // cache): what a TieredKernel estimates the optimised tier from.
+  double codeMilliseconds(const std::string& name) const;
   bool fromDiskCache() const { return fromDiskCache_; }  // loaded from the compile cache
 
   // "file:line:col" plus the source line and a caret, for reports about this program.
@@ -77,9 +87,14 @@ class Program {
  private:
   Error noSuchKernel(const std::string& name, const std::vector<std::string>& available) const;
 
+  static std::shared_ptr<const Program> obtain(const std::string& path, const std::string& source,
+                                               const CompileOptions& options, bool checked, CodeTier tier,
+                                               bool compileIfMissing);
+
   std::string path_, source_;
   CompileOptions options_;
   bool checked_ = true;
+  CodeTier tier_ = CodeTier::Optimised;
   mutable std::mutex onDemandMutex_;
   mutable std::map<std::string, std::shared_ptr<const Program>> onDemand_;  // kernels generated later
   std::shared_ptr<const SourceIndex> sources_;
@@ -87,6 +102,7 @@ class Program {
   std::vector<std::string> declaredKernels_;  // when code is generated on demand (options_.kernels)
   std::vector<Diagnostic> warnings_;
   double compileMs_ = 0;
+  double generationMs_ = 0;  // codeMilliseconds of the kernels with code here
   bool fromDiskCache_ = false;
 };
 
@@ -94,7 +110,9 @@ class Program {
 // One dispatch of one kernel: bindings by Metal index, then run.
 class Launch {
  public:
-  explicit Launch(const ExecutableKernel& kernel) : kernel_(kernel) {}
+  explicit Launch(const ExecutableKernel& kernel) : kernel_(&kernel) {}
+  // Runs `code` from now on: the same kernel at another tier (the bindings stay).
+  void useCode(const ExecutableKernel& code) { kernel_ = &code; }
 
   // Binds `array` (whose bytes the kernel reads and writes in place) to [[buffer(index)]]. `origin`
   // names where the data came from, for error messages (a file name or a spec).
@@ -138,7 +156,7 @@ class Launch {
     uint64_t offset = 0;  // of the kernel's pointer in `array`
     bool raw = false;     // untyped memory: any element type
   };
-  const ExecutableKernel& kernel_;
+  const ExecutableKernel* kernel_;
   std::map<unsigned, Binding> buffers_;
   std::map<unsigned, uint64_t> threadgroupMemory_;
 };

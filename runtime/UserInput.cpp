@@ -55,6 +55,13 @@ Schedule parseSchedule(const std::string& text) {
   throw Error("--schedule " + text + ": expected in-order, reverse, random or random:SEED");
 }
 
+TierPolicy parseTierPolicy(const std::string& text, const std::string& what) {
+  if (text == "optimised") return TierPolicy::Optimised;
+  if (text == "quick") return TierPolicy::Quick;
+  if (text == "adaptive") return TierPolicy::Adaptive;
+  throw Error(what + " '" + text + "': expected optimised, quick or adaptive");
+}
+
 std::string readTextFile(const std::string& path) {
   std::error_code error;
   if (std::filesystem::is_directory(path, error)) throw Error(path + ": is a directory, not a file");

@@ -102,4 +102,6 @@ const char* threadSchedulingName(ThreadScheduling s) {
   return "?";
 }
 
+const char* codeTierName(CodeTier t) { return t == CodeTier::Quick ? "quick" : "optimised"; }
+
 }  // namespace mslsim

@@ -119,9 +119,23 @@ struct ThreadgroupVariable {
 };
 
 
+// How much work code generation puts into a kernel (docs/architecture.md, "Code tiers"). Both
+// tiers compute the same bytes and report the same findings; they differ in how long the code
+// takes to make and to run.
+enum class CodeTier : uint8_t {
+  // The kernel's entry alone, lightly optimised, fast instruction selection: ready in a fraction
+  // of the time. Threads run one by one, or on fibers when the kernel synchronises.
+  Quick,
+  // -O2, with thread loops, coroutines and region loops, SIMD-groups as vector lanes: made for
+  // dispatches big enough to pay for it.
+  Optimised,
+};
+const char* codeTierName(CodeTier t);  // "quick", "optimised"
+
 // A kernel ready to run: what the front end described and what the JIT produced.
 struct ExecutableKernel {
   KernelInfo info;
+  CodeTier tier = CodeTier::Optimised;
   EntryFunction entry = nullptr;
   uint64_t staticThreadgroupBytes = 0;  // `threadgroup` variables declared in the kernel
   ThreadScheduling scheduling = ThreadScheduling::Fibers;

@@ -19,6 +19,9 @@ struct CompiledObject {
   std::vector<char> object;  // ELF relocatable object for this machine
   std::vector<ExecutableKernel> kernels;  // entry == nullptr until loaded
   std::shared_ptr<const SourceIndex> sources;
+  // How long making it took, the front end included (TieredKernel estimates the optimised tier
+  // from the quick one's): kept in the compile cache with the object.
+  double generationMs = 0;
 };
 
 struct JitResult {
@@ -27,12 +30,12 @@ struct JitResult {
   std::vector<ExecutableKernel> kernels;
 };
 
-// Lowers, optimises and generates code. `instrument`: add memory-access hooks for the checkers
-// (the program should have been compiled with line tables so reports name source lines).
+// Lowers, optimises and generates code at `tier`. `instrument`: add memory-access hooks for the
+// checkers (the program should have been compiled with line tables so reports name source lines).
 // Returns false with `error` set on an internal error.
 // `kernelDone(done, total)` is called as each kernel's machine code is finished (for progress).
-bool compileToObject(CompiledProgram&& program, bool instrument, CompiledObject& out, std::string& error,
-                     const std::function<void(size_t done, size_t total)>& kernelDone = {});
+bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, CompiledObject& out,
+                     std::string& error, const std::function<void(size_t done, size_t total)>& kernelDone = {});
 
 // Links an object into a fresh JIT and resolves its kernels' entry points.
 JitResult loadObject(const CompiledObject& object);

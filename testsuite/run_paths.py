@@ -52,6 +52,10 @@ PATHS = [
     ("none-threads", ["--check", "none", "--simd-lanes", "threads"], False),
     ("default-threads", ["--check", "bounds,sync", "--simd-lanes", "threads"], False),
     ("cold", ["--check", "bounds,sync"], True),
+    # The quick code tier: the entry alone, lightly optimised, threads one by one or on fibers.
+    ("quick", ["--check", "bounds,sync", "--tier", "quick"], False),
+    ("none-quick", ["--check", "none", "--tier", "quick"], False),
+    ("all-quick", ["--check", "all", "--tier", "quick"], False),
 ]
 
 # The check each finding kind belongs to (None: reported in every mode).

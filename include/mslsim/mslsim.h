@@ -35,6 +35,7 @@ const BuildInfo& buildInfo();
 std::string versionText();
 
 class Program;  // the compiled program (library-internal)
+class TieredKernel;
 struct ExecutableKernel;
 class Launch;
 
@@ -52,6 +53,8 @@ struct BuildOptions {
   // either way (errors are thrown at once); a kernel not listed gets its code when kernel() first
   // asks for it, as a Metal library makes code per pipeline.
   std::optional<std::vector<std::string>> kernels;
+  // How the code is made (TierPolicy in <mslsim/types.h>): Optimised at once by default.
+  TierPolicy tiers = TierPolicy::Optimised;
 };
 
 // The kernel failed to compile: `diagnostics()` point at the user's file, line and column.
@@ -75,6 +78,7 @@ class Kernel {
   friend class Dispatch;
   std::shared_ptr<const Program> program_;
   const ExecutableKernel* kernel_ = nullptr;
+  std::shared_ptr<TieredKernel> tiered_;  // TierPolicy::Adaptive: picks the code per dispatch
 };
 
 // A compiled .metal program (cached per process: compiling the same text twice is free).
@@ -91,6 +95,7 @@ class Library {
 
  private:
   std::shared_ptr<const Program> program_;
+  bool adaptive_ = false;
 };
 
 // What a dispatch found: findings as values, and as text (with source lines) and JSON.

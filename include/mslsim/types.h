@@ -99,6 +99,17 @@ struct CheckSet {
 // Parses a `--check` list: "races,bounds,uninit,sync,simd,align", "all", "none" (throws Error).
 CheckSet parseCheckList(const std::string& list);
 
+// How kernels' code is made (docs/architecture.md, "Code tiers"). Every choice computes the
+// same bytes and reports the same findings; they trade the time to a ready kernel against its speed.
+enum class TierPolicy {
+  Optimised,  // the fastest code, made at once: the CLI's and the C++ and Python APIs' default
+  Quick,      // code made in a fraction of the time, which runs slower
+  Adaptive,   // quick first; the optimised code once the kernel's dispatches are worth it (the
+              // Metal API's default: programs make hundreds of pipelines and most run briefly)
+};
+// Parses "optimised", "quick" or "adaptive" (throws Error naming `what`, e.g. "--tier").
+TierPolicy parseTierPolicy(const std::string& text, const std::string& what);
+
 // The findings of one dispatch, by kernel name.
 struct KernelFindings {
   std::string kernel;

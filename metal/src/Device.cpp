@@ -26,6 +26,9 @@ namespace {
 //   MSLSIM_METAL_STATS        a file the process appends one JSON line to when it exits: how
 //                             many libraries, pipeline states and dispatches it made, and their
 //                             seconds (docs/metal-api.md)
+//   MSLSIM_METAL_TIER         how kernels' code is made: adaptive (default: quick code first, the
+//                             optimised code once a pipeline's dispatches are worth it), quick
+//                             or optimised (docs/architecture.md, "Code tiers")
 //   MSLSIM_METAL_RECORD       a directory where each pipeline state the program makes is
 //                             recorded: its library's source and what the pipeline asked for
 //                             (bench/compile_corpus.cpp replays them; docs/performance.md)
@@ -55,17 +58,23 @@ DeviceObject* createDevice() {
   d->architecture.reset(arch);
   arch->release();
   const char* checks = std::getenv("MSLSIM_METAL_CHECKS");
-  d->checks = mslsim::parseCheckList(checks && *checks ? checks : "bounds,sync");
+  try {
+    d->checks = mslsim::parseCheckList(checks && *checks ? checks : "bounds,sync");
+  } catch (const mslsim::Error& e) {
+    throw mslsim::Error(std::string("MSLSIM_METAL_CHECKS: ") + e.what());
+  }
   d->dispatchOptions.checks = d->checks;
   if (const char* timeout = std::getenv("MSLSIM_METAL_TIMEOUT"); timeout && *timeout) {
     char* end = nullptr;
     double seconds = std::strtod(timeout, &end);
-    if (*end || !(seconds > 0)) throw mslsim::Error(std::string("not a number of seconds: '") + timeout + "'");
+    if (*end || !(seconds > 0)) throw mslsim::Error(std::string("MSLSIM_METAL_TIMEOUT: not a number of seconds: '") + timeout + "'");
     d->dispatchOptions.timeoutSeconds = seconds;
   }
   if (const char* report = std::getenv("MSLSIM_METAL_REPORT_JSON")) d->reportJsonPath = report;
   if (const char* report = std::getenv("MSLSIM_METAL_REPORT_SARIF")) d->reportSarifPath = report;
   if (const char* record = std::getenv("MSLSIM_METAL_RECORD"); record && *record) d->recordPath = record;
+  if (const char* tier = std::getenv("MSLSIM_METAL_TIER"); tier && *tier)
+    d->tiers = mslsim::parseTierPolicy(tier, "MSLSIM_METAL_TIER");
   if (const char* stats = std::getenv("MSLSIM_METAL_STATS"); stats && *stats) {
     d->statsPath = stats;
     std::atexit(writeStatistics);
@@ -78,7 +87,7 @@ DeviceObject* systemDevice() {
     try {
       return createDevice();  // one reference held here for the life of the process
     } catch (const mslsim::Error& e) {
-      std::cerr << "mslsim (Metal): no device: MSLSIM_METAL_CHECKS / MSLSIM_METAL_TIMEOUT: " << e.what() << "\n";
+      std::cerr << "mslsim (Metal): no device: " << e.what() << "\n";
       return static_cast<DeviceObject*>(nullptr);
     }
   }();

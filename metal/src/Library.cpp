@@ -66,6 +66,7 @@ std::shared_ptr<const LibrarySource> parseSource(const std::string& name, const 
 mslsim::BuildOptions buildOptions(MTL::Device* d, const CompileOptionsObject* options) {
   mslsim::BuildOptions o;
   o.checked = device(d).checks.needsInstrumentation();
+  o.tiers = device(d).tiers;
   CompileOptionsObject defaults;
   const CompileOptionsObject& c = options ? *options : defaults;
   o.fastMath = c.mathMode == MTL::MathModeFast;

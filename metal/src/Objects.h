@@ -447,6 +447,7 @@ struct DeviceObject final : MTL::Device {
   std::vector<mslsim::KernelFindings> sarifFindings;  // what it holds so far (under reportMutex)
   std::string statsPath;                   // MSLSIM_METAL_STATS: the statistics, one JSON line at exit
   std::string recordPath;                  // MSLSIM_METAL_RECORD: the pipelines made, for bench/compile_corpus
+  mslsim::TierPolicy tiers = mslsim::TierPolicy::Adaptive;  // MSLSIM_METAL_TIER
   DeviceStatistics stats;
   std::mutex execution;                    // one dispatch at a time
   std::mutex reportMutex;
