@@ -95,15 +95,15 @@ void ThreadgroupScheduler::resume(SimThread& t) {
   t.context = back.fctx;
 }
 
-void* ThreadgroupScheduler::coroutineFrames(uint64_t size) {
-  if (__builtin_expect(!framesReady_, 0)) allocateFrames(size);
+void* ThreadgroupScheduler::coroutineFrames(uint64_t size, uint64_t align) {
+  if (__builtin_expect(!framesReady_, 0)) allocateFrames(size, align);
   return frames_.get();
 }
 
-void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
+void* ThreadgroupScheduler::coroutineFrame(uint64_t size, uint64_t align) {
   // Every thread asks for the same size; the first request of a threadgroup, made before any
   // frame is live, sizes the storage for all of them.
-  if (__builtin_expect(!framesReady_, 0)) allocateFrames(size);
+  if (__builtin_expect(!framesReady_, 0)) allocateFrames(size, align);
   char* frame = frames_.get() + frameStride_ * frameOwner_++;  // runRegions starts threads in order
   // No resume function yet (a frame always begins with the resume and destroy pointers).
   reinterpret_cast<void**>(frame)[0] = nullptr;
@@ -111,7 +111,7 @@ void* ThreadgroupScheduler::coroutineFrame(uint64_t size) {
   return frame;
 }
 
-void ThreadgroupScheduler::allocateFrames(uint64_t size) {
+void ThreadgroupScheduler::allocateFrames(uint64_t size, uint64_t align) {
   // The frame holds what a thread keeps across barriers, its private arrays among them: give it
   // no more than a fiber's stack, so both ways of running a kernel agree on what fits.
   if (size > FiberStack::kSize) {
@@ -124,12 +124,13 @@ void ThreadgroupScheduler::allocateFrames(uint64_t size) {
                       {}});
     siglongjmp(escape_, 1);
   }
-  uint64_t stride = coroutineFrameStride(size);
+  uint64_t stride = coroutineFrameStride(size, align);
   uint64_t bytes = stride * frameCount_;
-  if (bytes > frameCapacity_) {
-    frames_.reset(static_cast<char*>(std::aligned_alloc(kCoroutineFrameAlignment, bytes)));
+  if (bytes > frameCapacity_ || coroutineFrameAlignment(align) > frameAlignment_) {
+    frames_.reset(static_cast<char*>(std::aligned_alloc(coroutineFrameAlignment(align), bytes)));
     if (!frames_) throw std::bad_alloc();
     frameCapacity_ = bytes;
+    frameAlignment_ = coroutineFrameAlignment(align);
   }
   frameStride_ = stride;
   framesReady_ = true;

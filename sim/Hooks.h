@@ -19,9 +19,9 @@ constexpr const char* kThreadgroupBarrier = "__mslsim_threadgroup_barrier";
 constexpr const char* kSimdgroupBarrier = "__mslsim_simdgroup_barrier";
 constexpr const char* kSimdExchange = "__mslsim_simd_exchange";
 constexpr const char* kSimdResult = "__mslsim_simd_result";          // i32(void): after a resume
-constexpr const char* kCoroutineFrame = "__mslsim_coroutine_frame";  // ptr(i64 size): this thread's
-// ptr(i64 size): the frames of the running threadgroup's threads, thread i's at i *
-// coroutineFrameStride(size) (the JIT's loop over thread starts hands them out itself).
+constexpr const char* kCoroutineFrame = "__mslsim_coroutine_frame";  // ptr(i64 size, i64 align): this thread's
+// ptr(i64 size, i64 align): the frames of the running threadgroup's threads, thread i's at i *
+// coroutineFrameStride(size, align) (the JIT's loop over thread starts hands them out itself).
 constexpr const char* kCoroutineFrames = "__mslsim_coroutine_frames";
 constexpr const char* kThreadgroupArena = "__mslsim_threadgroup_arena";  // void*(void)
 // i32(void): the running thread's index in its threadgroup, for the store claims
@@ -71,13 +71,20 @@ constexpr const char* kLoopDepth = "__mslsim_loop_depth";
 // read: all ones for every thread, 1 + n for the threads of SIMD-group n.
 constexpr unsigned kSettledWhoBits = 6;
 
-// The alignment of the coroutine frames the simulator hands out (hook::kCoroutineFrame).
+// The least alignment of the coroutine frames the simulator hands out (hook::kCoroutineFrame). A
+// frame gets the alignment its coroutine split lays it out for (llvm.coro.align) when that is more:
+// code made for the frame relies on it (a SIMD-group function's spilled <32 x i64> wants 256, and
+// offsets from a frame LLVM takes to be 256-aligned are or-ed in; a frame only 64-aligned lost a
+// threadgroup histogram's atomic adds).
 constexpr unsigned kCoroutineFrameAlignment = 64;
-// How far apart the frames of a threadgroup's threads are, for frames of `size` bytes (a frame
-// always begins with the resume and destroy pointers).
-constexpr uint64_t coroutineFrameStride(uint64_t size) {
-  return ((size > 2 * sizeof(void*) ? size : 2 * sizeof(void*)) + kCoroutineFrameAlignment - 1) /
-         kCoroutineFrameAlignment * kCoroutineFrameAlignment;
+constexpr uint64_t coroutineFrameAlignment(uint64_t align) {
+  return align > kCoroutineFrameAlignment ? align : kCoroutineFrameAlignment;
+}
+// How far apart the frames of a threadgroup's threads are, for frames of `size` bytes aligned to
+// `align` (a frame always begins with the resume and destroy pointers).
+constexpr uint64_t coroutineFrameStride(uint64_t size, uint64_t align) {
+  return ((size > 2 * sizeof(void*) ? size : 2 * sizeof(void*)) + coroutineFrameAlignment(align) - 1) /
+         coroutineFrameAlignment(align) * coroutineFrameAlignment(align);
 }
 
 }  // namespace mslsim

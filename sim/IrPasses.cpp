@@ -1221,8 +1221,10 @@ llvm::Function* lowerSynchronisationToCoroutine(llvm::Function& entry, bool susp
   llvm::Value* null = llvm::ConstantPointerNull::get(ptr);
   llvm::Value* id = b.CreateIntrinsic(llvm::Intrinsic::coro_id, {}, {b.getInt32(kCoroutineFrameAlignment), null, null, null});
   llvm::Value* size = b.CreateIntrinsic(llvm::Intrinsic::coro_size, {i64}, {});
-  llvm::FunctionCallee frameHook = module.getOrInsertFunction(hook::kCoroutineFrame, llvm::FunctionType::get(ptr, {i64}, false));
-  llvm::Value* memory = b.CreateCall(frameHook, {size});
+  llvm::Value* align = b.CreateIntrinsic(llvm::Intrinsic::coro_align, {i64}, {});
+  llvm::FunctionCallee frameHook =
+      module.getOrInsertFunction(hook::kCoroutineFrame, llvm::FunctionType::get(ptr, {i64, i64}, false));
+  llvm::Value* memory = b.CreateCall(frameHook, {size, align});
   llvm::Value* handle = b.CreateIntrinsic(llvm::Intrinsic::coro_begin, {}, {id, memory});
 
   // Suspended (or finished): return to the scheduler. Destroyed: nothing to free, the simulator
@@ -2385,16 +2387,19 @@ void handOutFrames(llvm::Function& starts, llvm::Value* index) {
     for (auto& inst : bb)
       if (auto* c = llvm::dyn_cast<llvm::CallInst>(&inst))
         if (c->getCalledFunction() && c->getCalledFunction()->getName() == hook::kCoroutineFrame &&
-            llvm::isa<llvm::ConstantInt>(c->getArgOperand(0)))
+            llvm::isa<llvm::ConstantInt>(c->getArgOperand(0)) && llvm::isa<llvm::ConstantInt>(c->getArgOperand(1)))
           calls.push_back(c);
-  llvm::FunctionCallee framesHook = module.getOrInsertFunction(hook::kCoroutineFrames, llvm::FunctionType::get(ptr, {i64}, false));
+  llvm::FunctionCallee framesHook =
+      module.getOrInsertFunction(hook::kCoroutineFrames, llvm::FunctionType::get(ptr, {i64, i64}, false));
   for (llvm::CallInst* c : calls) {
     auto* size = llvm::cast<llvm::ConstantInt>(c->getArgOperand(0));
+    auto* align = llvm::cast<llvm::ConstantInt>(c->getArgOperand(1));
     // The frames' base, once per call of the loop (the simulator sizes them on the first call).
     llvm::IRBuilder<> setup(&*starts.getEntryBlock().getFirstInsertionPt());
-    llvm::Value* base = setup.CreateCall(framesHook, {size}, "frames");
+    llvm::Value* base = setup.CreateCall(framesHook, {size, align}, "frames");
     llvm::IRBuilder<> b(c);
-    llvm::Value* offset = b.CreateMul(b.CreateZExt(linear, i64), b.getInt64(coroutineFrameStride(size->getZExtValue())));
+    llvm::Value* offset = b.CreateMul(b.CreateZExt(linear, i64),
+                                      b.getInt64(coroutineFrameStride(size->getZExtValue(), align->getZExtValue())));
     llvm::Value* frame = b.CreateInBoundsGEP(b.getInt8Ty(), base, offset, "frame");
     // No resume function yet, as coroutineFrame() writes.
     b.CreateStore(llvm::ConstantPointerNull::get(ptr), frame);

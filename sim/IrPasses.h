@@ -220,6 +220,15 @@ void addStoreClaims(llvm::Function& f, const std::vector<AccessSite>& sites);
 // reduction over 64 MB took twice as long with masked loads of whole SIMD-groups on an EPYC).
 void unmaskWholeAccesses(llvm::Module& module);
 
+// After the optimiser (sim/LaneMaskElements.cpp): a load or store of one lane of a lane mask in
+// memory (a <N x i1> a coroutine frame keeps across a barrier) through `gep <N x i1>, %mask, 0,
+// %lane` reads or writes bit %lane of the mask. LLVM 16's VectorCombine makes such a GEP of an
+// extractelement of the loaded mask where extracting a lane costs more than a load (x86 without
+// AVX-512), and a GEP steps over i1 elements a byte at a time, while the mask's lanes are bits: a
+// threadgroup histogram in vector lanes read lanes 0, 1 and 4 active of 32 and lost the other
+// atomic adds on an AVX2 EPYC (testsuite/cases/lane_mask_kept_across_a_barrier).
+void repairMaskElementAccesses(llvm::Module& module);
+
 // Writes out the compare each hook::kInRange call stands for (what the pass above leaves, in
 // functions it did not see).
 void lowerRangeChecks(llvm::Module& module);

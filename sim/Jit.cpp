@@ -439,6 +439,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, 
   Optimised optimised = optimise(module, **tm, tier, program.kernels, instrumentation, sites);
   lowerRangeChecks(module);  // what the optimiser's versioning pass did not see
   unmaskWholeAccesses(module);
+  repairMaskElementAccesses(module);
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
   useOneVectorMathVariant(module, hostVectorMathVariant(**tm));
   insertCancellationPolls(module, sources);

@@ -883,8 +883,8 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
 }
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->enter()->lane() : 0; }
 unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->enter()->simdResult() : 0; }
-void* __mslsim_coroutine_frame(uint64_t size) { return tCurrent->coroutineFrame(size); }
-void* __mslsim_coroutine_frames(uint64_t size) { return tCurrent->coroutineFrames(size); }
+void* __mslsim_coroutine_frame(uint64_t size, uint64_t align) { return tCurrent->coroutineFrame(size, align); }
+void* __mslsim_coroutine_frames(uint64_t size, uint64_t align) { return tCurrent->coroutineFrames(size, align); }
 const void* __mslsim_access_filter(void) { return tCurrent->accessFilter(); }
 void* __mslsim_threadgroup_arena(void) { return tCurrent ? tCurrent->arena() : nullptr; }
 unsigned __mslsim_running_thread(void) { return tCurrent ? tCurrent->enter()->runningThread() : 0; }

@@ -237,9 +237,9 @@ class ThreadgroupScheduler {
   unsigned lane() const { return current_ ? current_->linear % kSimdWidth : 0; }
   unsigned runningThread() const { return current_ ? current_->linear : 0; }
   unsigned simdResult() const { return current_ ? current_->resultMask : 0; }
-  void* coroutineFrame(uint64_t size);
-  void* coroutineFrames(uint64_t size);
-  void allocateFrames(uint64_t size);
+  void* coroutineFrame(uint64_t size, uint64_t align);
+  void* coroutineFrames(uint64_t size, uint64_t align);
+  void allocateFrames(uint64_t size, uint64_t align);
   char* arena() { return reinterpret_cast<char*>(arena_.data()); }
   // The dispatch was cancelled (timeout): abandon the running thread, which polled in `loop`.
   [[noreturn]] void abortCurrentThread(CallSite loop);
@@ -416,7 +416,7 @@ class ThreadgroupScheduler {
   ThreadScheduling scheduling_ = ThreadScheduling::Sequential;
   // Coroutines: one frame per thread, `frameStride_` bytes apart, reused across threadgroups.
   std::unique_ptr<char, decltype(&std::free)> frames_{nullptr, &std::free};
-  uint64_t frameStride_ = 0, frameCapacity_ = 0;
+  uint64_t frameStride_ = 0, frameCapacity_ = 0, frameAlignment_ = 0;
   bool framesReady_ = false;  // sized for this threadgroup
   uint32_t frameCount_ = 0;    // threads in this threadgroup
   uint32_t frameOwner_ = 0;    // the thread whose coroutine is starting
