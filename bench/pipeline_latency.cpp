@@ -5,7 +5,7 @@
 // from it) and prints percentiles. Run it twice over one MSLSIM_CACHE_DIR: the first run empty
 // ("cold"), the second from the cache.
 //
-//   compile_corpus CORPUS_DIR [--limit N] [--json FILE] [--label TEXT]
+//   pipeline_latency CORPUS_DIR [--limit N] [--json FILE] [--label TEXT]
 //
 // Each distinct request (source, kernel, constants, defines, math mode) is replayed once, in the
 // order first recorded. A request that fails to compile is counted apart (MLX asks for some that
@@ -64,12 +64,12 @@ int main(int argc, char** argv) {
     else if (a == "--label" && i + 1 < argc) label = argv[++i];
     else if (!a.empty() && a[0] != '-' && corpus.empty()) corpus = a;
     else {
-      std::fprintf(stderr, "usage: compile_corpus CORPUS_DIR [--limit N] [--json FILE] [--label TEXT]\n");
+      std::fprintf(stderr, "usage: pipeline_latency CORPUS_DIR [--limit N] [--json FILE] [--label TEXT]\n");
       return 2;
     }
   }
   if (corpus.empty()) {
-    std::fprintf(stderr, "usage: compile_corpus CORPUS_DIR [--limit N] [--json FILE] [--label TEXT]\n");
+    std::fprintf(stderr, "usage: pipeline_latency CORPUS_DIR [--limit N] [--json FILE] [--label TEXT]\n");
     return 2;
   }
   std::vector<json> requests;
@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
       if (seen.insert(key).second) requests.push_back(std::move(r));
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "compile_corpus: %s: %s\n", corpus.c_str(), e.what());
+    std::fprintf(stderr, "pipeline_latency: %s: %s\n", corpus.c_str(), e.what());
     return 2;
   }
 
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
       } else {
         // A file of a library manifest (MLX's default library): a manifest of that file alone,
         // with the recorded include directories, macros and math mode.
-        std::string manifest = jsonPath.empty() ? "/tmp/compile_corpus.metallib" : jsonPath + ".metallib";
+        std::string manifest = jsonPath.empty() ? "/tmp/pipeline_latency.metallib" : jsonPath + ".metallib";
         {
           std::ofstream m(manifest);
           m << "#!mslsim-library\n" << (r["fast_math"].get<bool>() ? "-ffast-math\n" : "-fno-fast-math\n");

@@ -114,6 +114,7 @@ Report Dispatch::run(Size3 grid, Size3 threadgroup, DispatchMode mode, const Dis
   Report r;
   r.completed = result.completed;
   r.milliseconds = result.milliseconds;
+  r.codeTier = codeTierName(code->tier);
   for (auto& f : result.findings) r.text += kernel_.program_->formatFinding(f) + "\n";
   r.json = findingsToJson(kernel_.name(), result.findings);
   r.writers = std::move(result.writers);

@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
 
   NS::AutoreleasePool* pool = NS::AutoreleasePool::alloc()->init();
   MTL::Device* device = MTL::CreateSystemDefaultDevice();
+  if (!device) {
+    std::fprintf(stderr, "%s: no Metal device\n", argv[0]);
+    return 2;
+  }
   NS::Error* error = nullptr;
   MTL::CompileOptions* options = MTL::CompileOptions::alloc()->init();
   options->setFastMathEnabled(false);

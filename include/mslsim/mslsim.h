@@ -103,6 +103,7 @@ struct Report {
   bool completed = false;           // every thread ran to its end
   std::vector<Finding> findings;
   double milliseconds = 0;
+  std::string codeTier;             // the code the dispatch ran: "quick" or "optimised" (TierPolicy)
   std::string text;                 // one block per finding, as the CLI prints it
   std::string json;                 // the schema of `mslsim run --report-json`
   // With DispatchOptions::trackWriters: who last wrote each element, by [[buffer(n)]].

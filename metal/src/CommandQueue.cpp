@@ -102,6 +102,7 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
       TimedWork timed(stats.dispatches);
       report = dispatch.run(d.grid, d.threadgroup, d.mode, dispatchOptions);
     }
+    stats.countTier(report.codeTier, report.milliseconds);
     if (!report.hasErrors() && report.completed) return "";
     if (!reportJsonPath.empty()) {
       std::lock_guard<std::mutex> lock(reportMutex);

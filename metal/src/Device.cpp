@@ -31,7 +31,7 @@ namespace {
 //                             or optimised (docs/architecture.md, "Code tiers")
 //   MSLSIM_METAL_RECORD       a directory where each pipeline state the program makes is
 //                             recorded: its library's source and what the pipeline asked for
-//                             (bench/compile_corpus.cpp replays them; docs/performance.md)
+//                             (bench/pipeline_latency.cpp replays them; docs/performance.md)
 // A bad value leaves the program without a device, with a message saying which variable is wrong.
 DeviceObject* systemDevice();
 
@@ -46,7 +46,9 @@ void writeStatistics() {
   };
   std::ofstream out(d->statsPath, std::ios::app);
   out << "{\"pid\": " << ::getpid() << ", " << part("libraries", d->stats.libraries) << ", "
-      << part("pipelines", d->stats.pipelines) << ", " << part("dispatches", d->stats.dispatches) << "}\n";
+      << part("pipelines", d->stats.pipelines) << ", " << part("dispatches", d->stats.dispatches) << ", "
+      << part("dispatches_in_quick_code", d->stats.quickDispatches) << ", "
+      << part("dispatches_in_optimised_code", d->stats.optimisedDispatches) << "}\n";
   if (!out) warnUnwritable("MSLSIM_METAL_STATS", d->statsPath);
 }
 

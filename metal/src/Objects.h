@@ -431,9 +431,17 @@ void warnUnwritable(const char* variable, const std::string& path);
 
 // Where a program's time on the simulated GPU went: making libraries (parsing the source, or
 // taking its function list from the compile cache), making pipeline states (generating a
-// function's code, or loading it from the cache), and running dispatches.
+// function's code, or loading it from the cache), and running dispatches; and which code tier the
+// dispatches ran in (their run time only; a dispatch that first made its optimised code counts the
+// making in `dispatches`).
 struct DeviceStatistics {
   WorkCounter libraries, pipelines, dispatches;
+  WorkCounter quickDispatches, optimisedDispatches;
+  void countTier(const std::string& tier, double milliseconds) {
+    WorkCounter& c = tier == "quick" ? quickDispatches : optimisedDispatches;
+    c.count += 1;
+    c.micros += uint64_t(milliseconds * 1000);
+  }
 };
 
 // The one simulated GPU.
@@ -446,7 +454,7 @@ struct DeviceObject final : MTL::Device {
   std::string reportSarifPath;             // MSLSIM_METAL_REPORT_SARIF: one SARIF log of every failing dispatch
   std::vector<mslsim::KernelFindings> sarifFindings;  // what it holds so far (under reportMutex)
   std::string statsPath;                   // MSLSIM_METAL_STATS: the statistics, one JSON line at exit
-  std::string recordPath;                  // MSLSIM_METAL_RECORD: the pipelines made, for bench/compile_corpus
+  std::string recordPath;                  // MSLSIM_METAL_RECORD: the pipelines made, for bench/pipeline_latency
   mslsim::TierPolicy tiers = mslsim::TierPolicy::Adaptive;  // MSLSIM_METAL_TIER
   DeviceStatistics stats;
   std::mutex execution;                    // one dispatch at a time
