@@ -362,8 +362,9 @@ def kernel_source(tname, funcs):
 SENTINEL = 0x5a
 
 
-def run_type(mslsim, tname, funcs, rng, tmp, opt):
-    """Returns (rows, problems): rows = list of (func name, pattern, checked, failed, detail)."""
+def run_type(mslsim, tname, funcs, rng, tmp, opt, part=""):
+    """Returns (rows, problems): rows = list of (func name, pattern, checked, failed, detail).
+    `part` tells apart the files of the kernels one type's functions are split into."""
     is_bool = tname == "bool"
     scal = tname.rstrip("1234")
     W = 1 if is_bool else int(tname[len(scal):] or 1)
@@ -404,17 +405,17 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
                       lane[gs] == gs.start + rng.integers(0, n), v.act[gs]][mode]
         pred[s] = pv
     src, line_of = kernel_source(tname, funcs)
-    path = os.path.join(tmp, f"simd_{tname}.metal")
+    path = os.path.join(tmp, f"simd_{tname}{part}.metal")
     with open(path, "w") as fh:
         fh.write(src)
     files = {}
     for k, arr in (("x", x), ("y", y), ("sls", sls), ("act", act), ("prm", prm), ("pred", pred)):
-        files[k] = os.path.join(tmp, f"simd_{tname}.{k}.npy")
+        files[k] = os.path.join(tmp, f"simd_{tname}{part}.{k}.npy")
         np.save(files[k], arr)
     store_dt = np.uint64 if is_bool else A.dt
     outbytes = (nt if is_bool else nt * SW) * np.dtype(store_dt).itemsize
-    outp = os.path.join(tmp, f"simd_{tname}.out.npy")
-    files["out0"] = os.path.join(tmp, f"simd_{tname}.out0.npy")
+    outp = os.path.join(tmp, f"simd_{tname}{part}.out.npy")
+    files["out0"] = os.path.join(tmp, f"simd_{tname}{part}.out0.npy")
     np.save(files["out0"], np.frombuffer(bytes([SENTINEL]) * outbytes, store_dt))
     base = [mslsim, "run", path, "--kernel", "simd_conf", "--grid", str(nt), "--threadgroup", str(TG),
             "--buffer", f"0={files['x']}", "--buffer", f"1={files['y']}", "--buffer", f"2={files['sls']}",
@@ -429,7 +430,7 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
     # as vector lanes); every thread on its own must write the same bytes.
     if 'path="vector lanes"' not in r.stderr:
         problems.append(f"{tname}: --check none did not run as vector lanes: {r.stderr.strip()[-300:]}")
-    outp_threads = os.path.join(tmp, f"simd_{tname}.out.threads.npy")
+    outp_threads = os.path.join(tmp, f"simd_{tname}{part}.out.threads.npy")
     rt = subprocess.run(base + ["--output", f"5={outp_threads}", "--check", "none", "--simd-lanes", "threads"],
                         capture_output=True, text=True)
     if rt.returncode != 0:
@@ -444,7 +445,7 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
     sentinel = np.frombuffer(bytes([SENTINEL]) * np.dtype(store_dt).itemsize, store_dt)[0]
     # checked runs: the default checks also run a SIMD-group's lanes as vector lanes, find nothing
     # and write the same bytes
-    outp_checked = os.path.join(tmp, f"simd_{tname}.out.checked.npy")
+    outp_checked = os.path.join(tmp, f"simd_{tname}{part}.out.checked.npy")
     r2 = subprocess.run(base + ["--output", f"5={outp_checked}", "--timing"], capture_output=True, text=True)
     quiet = re.sub(r"^timing: .*\n?", "", r2.stderr, flags=re.M).strip()
     if r2.returncode != 0 or quiet:
@@ -454,7 +455,7 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
             problems.append(f"{tname}: the default checks did not run as vector lanes: {r2.stderr.strip()[-300:]}")
         if np.load(outp_checked).tobytes() != raw:
             problems.append(f"{tname}: the default checks and --check none differ")
-    rep = os.path.join(tmp, f"simd_{tname}.simd.json")
+    rep = os.path.join(tmp, f"simd_{tname}{part}.simd.json")
     r3 = subprocess.run(base + ["--check", "simd", "--report-json", rep, "--error-exitcode", "0"],
                         capture_output=True, text=True)
     simd_findings = []
@@ -539,6 +540,9 @@ def run_type(mslsim, tname, funcs, rng, tmp, opt):
     return rows, problems, {"variants": len(variants), "threads": nt, "findings": len(simd_findings)}
 
 
+FUNCS_PER_KERNEL = 4
+
+
 def main():
     opt, tmp, t0 = sweep.arguments("simd", "only element types / function names containing TEXT",
                                    types=[t for t, _ in TYPES] + ["bool"])
@@ -552,12 +556,17 @@ def main():
             continue
         if not funcs:
             continue
-        rows, probs, info = run_type(opt.mslsim, tname, funcs, rng, tmp, opt)
-        problems += probs
-        print(f"-- {tname:7s} {len(funcs):3d} functions {info.get('variants', 0):4d} threadgroups "
-              f"({time.time() - t0:.0f} s)", flush=True)
-        for (fname, pattern), (checked, failed, detail, key) in rows.items():
-            results[(fname, tname, pattern)] = (checked, failed, detail, XFAIL.get((fname, tname)))
+        # A type's functions in kernels of at most FUNCS_PER_KERNEL each: the time to compile one
+        # kernel grows faster than its number of calls (a float4 kernel of all 40 functions took
+        # more than 10 minutes of machine code on an x86 without AVX-512).
+        for part, first in enumerate(range(0, len(funcs), FUNCS_PER_KERNEL)):
+            chunk = funcs[first:first + FUNCS_PER_KERNEL]
+            rows, probs, info = run_type(opt.mslsim, tname, chunk, rng, tmp, opt, f"_{part}")
+            problems += probs
+            print(f"-- {tname:7s} {len(chunk):3d} functions {info.get('variants', 0):4d} threadgroups "
+                  f"({time.time() - t0:.0f} s)", flush=True)
+            for (fname, pattern), (checked, failed, detail, key) in rows.items():
+                results[(fname, tname, pattern)] = (checked, failed, detail, XFAIL.get((fname, tname)))
     # report
     funcs = sorted({k[0] for k in results})
     total = 0
