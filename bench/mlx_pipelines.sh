@@ -4,20 +4,21 @@
 # (MSLSIM_METAL_RECORD), then replays the corpus with bench/pipeline_latency on one core: from an
 # empty compile cache in each code tier, and from the cache. Prints markdown tables.
 #
-#   bench/mlx_pipelines.sh MLX_WORK [--python] [--corpus DIR] [--replay-only]
+#   bench/mlx_pipelines.sh MLX_WORK [--python] [--corpus DIR] [--replay-only] [--tiers "adaptive optimised"]
 #
 # MLX_WORK is the work directory of scripts/mlx-on-linux.sh after a build (--build-only is
 # enough; $MSLSIM_MLX_WORK there). The corpus is generated, never committed: by default it goes to
 # build/mlx-pipelines/corpus (sources are MLX's). Record once, replay as often as needed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-work= python=0 corpus=$root/build/mlx-pipelines/corpus replay_only=0
-usage="usage: bench/mlx_pipelines.sh MLX_WORK [--python] [--corpus DIR] [--replay-only]"
+work= python=0 corpus=$root/build/mlx-pipelines/corpus replay_only=0 tiers="adaptive optimised"
+usage="usage: bench/mlx_pipelines.sh MLX_WORK [--python] [--corpus DIR] [--replay-only] [--tiers LIST]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --python) python=1 ;;
     --corpus) corpus=$2; shift ;;
     --replay-only) replay_only=1 ;;
+    --tiers) tiers=$2; shift ;;
     -*) echo "$usage" >&2; exit 2 ;;
     *) work=$(cd "$1" && pwd) ;;
   esac
@@ -26,6 +27,7 @@ done
 [ -n "$work" ] && [ -x "$work/mlx-build/tests/tests" ] || { echo "$usage (no MLX build in it)" >&2; exit 2; }
 out=$(dirname "$corpus")
 mkdir -p "$out"
+out=$(cd "$out" && pwd) corpus=$(cd "$out" && pwd)/$(basename "$corpus")
 here=$root/scripts/mlx-on-linux
 replay=$root/build/bench/pipeline_latency
 [ -x "$replay" ] || { echo "mlx_pipelines: build mslsim first (scripts/setup.sh)" >&2; exit 2; }
@@ -58,7 +60,7 @@ echo "corpus: $(wc -l < "$corpus/pipelines.jsonl") pipelines recorded, $(ls "$co
 
 # Replays, one core each, in a process of their own: cold per tier, then cached.
 rm -f "$out/replay.jsonl"
-for tier in adaptive optimised; do
+for tier in $tiers; do
   cache=$(mktemp -d)
   MSLSIM_CACHE_DIR=$cache MSLSIM_METAL_TIER=$tier taskset -c 0 "$replay" "$corpus" \
     --json "$out/replay.jsonl" --label "cold-$tier"

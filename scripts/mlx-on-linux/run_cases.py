@@ -64,7 +64,8 @@ def read_stats(path):
                 record = json.loads(line)
             except ValueError:
                 continue
-            for kind in ("libraries", "pipelines", "dispatches"):
+            # libraries, pipelines, dispatches, and dispatches by code tier
+            for kind in (k for k, v in record.items() if isinstance(v, dict)):
                 entry = total.setdefault(kind, {"count": 0, "seconds": 0.0})
                 entry["count"] += record[kind]["count"]
                 entry["seconds"] += record[kind]["seconds"]
