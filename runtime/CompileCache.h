@@ -30,7 +30,10 @@ class CompileCache {
   // `variant`: the code's kind ("checked", "unchecked-quick", ...).
   static std::string key(const std::string& path, const std::string& source, const CompileOptions& options,
                          const std::string& variant, const std::string& fingerprint);
-  std::optional<CachedCompilation> load(const std::string& key, const std::string& mainPath) const;
+  // `mainSource`: the text of `mainPath` the key was made from. An entry does not repeat it (MLX's
+  // library sources are 75-195 KB; reading them back out of JSON was most of a cached pipeline).
+  std::optional<CachedCompilation> load(const std::string& key, const std::string& mainPath,
+                                        const std::string& mainSource) const;
   void store(const std::string& key, const std::string& mainPath, const CompiledObject& object,
              const std::vector<Diagnostic>& warnings,
              const std::optional<std::vector<std::string>>& declaredKernels = std::nullopt) const;

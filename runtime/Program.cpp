@@ -112,7 +112,7 @@ std::shared_ptr<const Program> Program::obtain(const std::string& path, const st
     return program;
   };
   for (auto& entry : disk.enabled() ? diskKeys : std::vector<std::string>{})
-    if (std::optional<CachedCompilation> cached = (CompilePhases::note("loading from the cache"), disk.load(entry, path))) {
+    if (std::optional<CachedCompilation> cached = (CompilePhases::note("loading from the cache"), disk.load(entry, path, source))) {
       if (cached->declaredKernels) {  // a listing: the names, no code
         if (!options.kernels || !options.kernels->empty()) continue;
         program->declaredKernels_ = std::move(*cached->declaredKernels);
