@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
       json line = {{"label", label}, {"source", r["source"]}, {"kernel", kernel}, {"jit", jit},
                    {"ms", ms}, {"ok", bool(pipeline)}};
       if (!pipeline) line["error"] = failure.substr(0, 300);
-      out << line.dump() << "\n";
+      out << line.dump() << std::endl;  // a run stopped early keeps what it measured
     }
   }
   for (auto& [key, library] : libraries)
