@@ -22,6 +22,7 @@
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/Version.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Basic/SourceManagerInternals.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
@@ -31,7 +32,9 @@
 #include <clang/Lex/PPCallbacks.h>
 #include <clang/Lex/Preprocessor.h>
 #include <clang/Lex/PreprocessorOptions.h>
+#include <clang/Serialization/ASTReader.h>
 #include <clang/Serialization/ASTWriter.h>
+#include <clang/Serialization/ModuleFile.h>
 #include <clang/Serialization/PCHContainerOperations.h>
 #include <clang/Sema/ParsedAttr.h>
 #include <clang/Sema/Sema.h>
@@ -44,14 +47,17 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/Process.h>
 #include <llvm/Support/xxhash.h>
+#include <llvm/Support/BLAKE3.h>
 #include <llvm/ADT/StringExtras.h>
 
+#include <list>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
 
 #include "EmbeddedHeaders.h"
+#include "SourcePrefix.h"
 #include "SourceRewriter.h"
 
 namespace mslsim {
@@ -134,6 +140,9 @@ namespace {
 constexpr const char* kHeaderRoot = "/__mslsim/include";
 constexpr const char* kStdlibPchHeader = "__mslsim/stdlib_pch.h";
 constexpr const char* kEntryPrefix = "__mslsim_entry.";
+// The working directory a precompiled prefix is built in (see PrecompiledPrefix): Clang's PCH
+// writer makes the relative names of line directives absolute against it.
+constexpr const char* kPrefixWorkingDirectory = "/__mslsim/prefix-directory";
 
 // ---------------------------------------------------------------------------------------------
 // Files: user files are rewritten on read; the original text is kept for diagnostics.
@@ -153,6 +162,13 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
     auto& f = files_[path];
     f.original = contents;
     f.rewritten = rewriteMslSource(contents);
+    virtual_.insert(path);
+  }
+
+  // Serves `text` as `path` as it is: text the front end made from a user file (the parts of a
+  // file with a precompiled prefix), neither rewritten again nor indexed for reports.
+  void addVerbatimFile(const std::string& path, std::string text) {
+    verbatim_[path] = std::move(text);
     virtual_.insert(path);
   }
 
@@ -180,6 +196,9 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
                                  llvm::sys::TimePoint<>(), 0, 0, 0,
                                  llvm::sys::fs::file_type::directory_file, llvm::sys::fs::all_all);
       }
+    if (auto v = verbatim_.find(p); v != verbatim_.end())
+      return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0xfeed, std::hash<std::string>{}(p)), llvm::sys::TimePoint<>(),
+                               0, 0, v->second.size(), llvm::sys::fs::file_type::regular_file, llvm::sys::fs::all_read);
     if (const RewrittenFile* f = load(p)) {
       if (virtual_.count(p))
         return llvm::vfs::Status(p, llvm::sys::fs::UniqueID(0xfeed, std::hash<std::string>{}(p)),
@@ -195,6 +214,8 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
 
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine& path) override {
     std::string p = path.str();
+    if (auto v = verbatim_.find(p); v != verbatim_.end())
+      return std::unique_ptr<llvm::vfs::File>(new MemoryFile(*status(path), v->second));
     if (const RewrittenFile* f = load(p)) {
       auto st = status(path);
       if (!st) return st.getError();
@@ -235,6 +256,7 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
   }
 
   std::map<std::string, RewrittenFile> files_;
+  std::map<std::string, std::string> verbatim_;
   std::set<std::string> virtual_;
 };
 
@@ -508,17 +530,22 @@ class KernelCollector : public clang::ASTConsumer,
  public:
   // `codegen` receives a trampoline for each kernel in `generate` (every kernel when it is
   // nullopt); null when nothing is generated.
+  // `prefixPch`: the precompiled prefix of the user's file the translation unit starts from (see
+  // PrecompiledPrefix), empty for none.
   KernelCollector(clang::CompilerInstance& ci, clang::ASTConsumer* codegen,
                   std::optional<std::set<std::string>> generate, CollectingDiagnostics& diags,
-                  CompileResult& result)
-      : ci_(ci), codegen_(codegen), generate_(std::move(generate)), diags_(diags), result_(result) {}
+                  CompileResult& result, std::string prefixPch = "")
+      : ci_(ci), codegen_(codegen), generate_(std::move(generate)), diags_(diags), result_(result),
+        prefixPch_(std::move(prefixPch)) {}
 
   bool shouldVisitTemplateInstantiations() const { return true; }
 
   // The precompiled standard library declares no kernel and no function constant: its thousands
-  // of declarations are not read back from the PCH only to be walked.
+  // of declarations are not read back from the PCH only to be walked. A precompiled prefix of the
+  // user's file was described when it was built; only what later text instantiated from its
+  // templates is new.
   bool TraverseDecl(clang::Decl* decl) {
-    if (decl && decl->isFromASTFile()) return true;
+    if (decl && decl->isFromASTFile()) return fromPrefix(decl) ? traversePrefixDecl(decl) : true;
     return clang::RecursiveASTVisitor<KernelCollector>::TraverseDecl(decl);
   }
 
@@ -560,6 +587,30 @@ class KernelCollector : public clang::ASTConsumer,
   }
 
  private:
+  bool fromPrefix(const clang::Decl* decl) const {
+    if (prefixPch_.empty()) return false;
+    clang::ASTReader* reader = ci_.getASTReader().get();
+    clang::serialization::ModuleFile* owner = reader ? reader->getOwningModuleFile(decl) : nullptr;
+    return owner && owner->FileName == prefixPch_;
+  }
+
+  // A declaration of the precompiled prefix, in the order a parse of the whole file visits it: the
+  // namespaces it opens and, of its function templates, the specialisations made after it (the
+  // explicit instantiations that name kernels).
+  bool traversePrefixDecl(clang::Decl* decl) {
+    if (llvm::isa<clang::NamespaceDecl>(decl) || llvm::isa<clang::LinkageSpecDecl>(decl) ||
+        llvm::isa<clang::ExportDecl>(decl)) {
+      for (clang::Decl* member : llvm::cast<clang::DeclContext>(decl)->decls()) TraverseDecl(member);
+    } else if (auto* tmpl = llvm::dyn_cast<clang::FunctionTemplateDecl>(decl)) {
+      if (tmpl != tmpl->getCanonicalDecl()) return true;
+      for (clang::FunctionDecl* specialisation : tmpl->specializations())
+        if (!specialisation->isFromASTFile() &&
+            specialisation->getTemplateSpecializationKind() != clang::TSK_ExplicitSpecialization)
+          TraverseDecl(specialisation);
+    }
+    return true;
+  }
+
   void error(clang::SourceLocation loc, const std::string& message) {
     auto& d = ci_.getDiagnostics();
     d.Report(loc, d.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")) << message;
@@ -887,6 +938,7 @@ class KernelCollector : public clang::ASTConsumer,
   std::vector<std::pair<clang::FunctionDecl*, std::string>> candidates_;
   std::set<std::string> seen_;
   unsigned entryCount_ = 0;
+  std::string prefixPch_;
 };
 
 // Headers of Metal features mslsim does not implement: an include of one is an error at the
@@ -972,6 +1024,24 @@ void addPreprocessorHooks(clang::CompilerInstance& ci) {
   ci.getPreprocessor().addPPCallbacks(std::make_unique<IncludeChecks>(ci));
 }
 
+// The names a precompiled prefix's line directives gave, as the user wrote them (`#line 1
+// "mlx/backend/metal/kernels/utils.h"`): the PCH writer made relative ones absolute against
+// kPrefixWorkingDirectory. Run once the PCH is loaded and before anything asks for a position.
+void restoreRelativeLineNames(clang::SourceManager& sm) {
+  clang::LineTableInfo& table = sm.getLineTable();
+  std::string base = std::string(kPrefixWorkingDirectory) + "/";
+  std::map<int, int> renamed;
+  for (unsigned id = 0, n = table.getNumFilenames(); id < n; ++id) {
+    std::string name = table.getFilename(id).str();
+    if (llvm::StringRef(name).startswith(base))
+      renamed[int(id)] = int(table.getLineTableFilenameID(name.substr(base.size())));
+  }
+  if (renamed.empty()) return;
+  for (auto& [file, entries] : table)
+    for (clang::LineEntry& entry : entries)
+      if (auto it = renamed.find(entry.FilenameID); it != renamed.end()) entry.FilenameID = it->second;
+}
+
 std::optional<std::set<std::string>> wantedKernels(const CompileOptions& options) {
   if (!options.kernels) return std::nullopt;
   return std::set<std::string>(options.kernels->begin(), options.kernels->end());
@@ -980,13 +1050,18 @@ std::optional<std::set<std::string>> wantedKernels(const CompileOptions& options
 class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
  public:
   MslCodeGenAction(llvm::LLVMContext* context, CollectingDiagnostics& diags,
-                   const CompileOptions& options, CompileResult& result)
-      : EmitLLVMOnlyAction(context), diags_(diags), options_(options), result_(result) {}
+                   const CompileOptions& options, CompileResult& result, std::string prefixPch)
+      : EmitLLVMOnlyAction(context), diags_(diags), options_(options), result_(result),
+        prefixPch_(std::move(prefixPch)) {}
 
  protected:
   bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
     addPreprocessorHooks(ci);
     return EmitLLVMOnlyAction::BeginSourceFileAction(ci);
+  }
+  void ExecuteAction() override {
+    if (!prefixPch_.empty()) restoreRelativeLineNames(getCompilerInstance().getSourceManager());
+    EmitLLVMOnlyAction::ExecuteAction();
   }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci,
                                                         llvm::StringRef file) override {
@@ -994,7 +1069,8 @@ class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
     if (!codegen) return nullptr;
     clang::ASTConsumer* generator = codegen.get();
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
-    consumers.push_back(std::make_unique<KernelCollector>(ci, generator, wantedKernels(options_), diags_, result_));
+    consumers.push_back(
+        std::make_unique<KernelCollector>(ci, generator, wantedKernels(options_), diags_, result_, prefixPch_));
     if (auto wanted = wantedKernels(options_))
       consumers.push_back(std::make_unique<KernelCodeFilter>(std::move(codegen), std::move(*wanted)));
     else
@@ -1006,25 +1082,32 @@ class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
   CollectingDiagnostics& diags_;
   const CompileOptions& options_;
   CompileResult& result_;
+  std::string prefixPch_;
 };
 
 // Parses and checks the file and describes its kernels and function constants; no code.
 class MslListingAction : public clang::ASTFrontendAction {
  public:
-  MslListingAction(CollectingDiagnostics& diags, CompileResult& result) : diags_(diags), result_(result) {}
+  MslListingAction(CollectingDiagnostics& diags, CompileResult& result, std::string prefixPch)
+      : diags_(diags), result_(result), prefixPch_(std::move(prefixPch)) {}
 
  protected:
   bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
     addPreprocessorHooks(ci);
     return ASTFrontendAction::BeginSourceFileAction(ci);
   }
+  void ExecuteAction() override {
+    if (!prefixPch_.empty()) restoreRelativeLineNames(getCompilerInstance().getSourceManager());
+    ASTFrontendAction::ExecuteAction();
+  }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
-    return std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, result_);
+    return std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, result_, prefixPch_);
   }
 
  private:
   CollectingDiagnostics& diags_;
   CompileResult& result_;
+  std::string prefixPch_;
 };
 
 // The function constants of one compilation, as a header the rewritten declarations read.
@@ -1082,6 +1165,9 @@ std::vector<std::string> commonArguments(const CompileOptions& options) {
       // MSL code spins on memory other threads write, and a kernel that loops for ever must end
       // as a `timeout` at its loop: C++'s forward-progress rule would let Clang delete the loop.
       "-fno-finite-loops",
+      // A precompiled header instantiates what it instantiates explicitly (MLX's headers do, e.g.
+      // its simd and math functions for each type) once, not in every translation unit using it.
+      "-fpch-instantiate-templates",
       "-ffp-contract=off",
       // MSL §8.6: a float converts to an integer with saturation and NaN gives 0, which is what
       // llvm.fpto[su]i.sat does; plain fptosi leaves both undefined.
@@ -1131,6 +1217,38 @@ bool prepareInstance(clang::CompilerInstance& ci, const std::vector<std::string>
   return true;
 }
 
+// Where precompiled headers are kept between processes (set by the runtime: the compile cache's
+// directory), asked at each use.
+std::mutex& placeMutex() {
+  static std::mutex m;
+  return m;
+}
+std::function<PrecompiledStdlibPlace()>& placeFunction() {
+  static std::function<PrecompiledStdlibPlace()> f;
+  return f;
+}
+PrecompiledStdlibPlace precompiledPlace() {
+  std::function<PrecompiledStdlibPlace()> f;
+  {
+    std::lock_guard<std::mutex> lock(placeMutex());
+    f = placeFunction();
+  }
+  return f ? f() : PrecompiledStdlibPlace();
+}
+
+// Writes `bytes` to `file` under a temporary name and renames it into place, so that a concurrent
+// reader sees all of it or nothing.
+void publishFile(const std::string& file, llvm::StringRef bytes) {
+  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(file));
+  std::string temporary = file + "." + std::to_string(llvm::sys::Process::getProcessId());
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream out(temporary, ec);
+    if (!ec) out << bytes;
+  }
+  if (ec || llvm::sys::fs::rename(temporary, file)) llvm::sys::fs::remove(temporary);
+}
+
 // The prelude and <metal_stdlib> as a precompiled header: parsing them took 100-150 ms of every
 // compilation (more than most kernels themselves; MLX compiles thousands). Built once per process
 // for each set of common arguments, in memory; a translation unit that includes <metal_stdlib>
@@ -1138,15 +1256,20 @@ bool prepareInstance(clang::CompilerInstance& ci, const std::vector<std::string>
 // rather than at its #include line: it reads no user macro, so the declarations are the same.
 class PrecompiledStdlib : public clang::ASTFrontendAction {
  public:
+  struct Built {
+    std::string bytes;
+    std::string digest;  // of the bytes: part of the name of every prefix precompiled on top of them
+  };
+
   // The precompiled header for `common`, or null if it cannot be built (then the text is parsed).
-  static std::shared_ptr<const std::string> get(const std::vector<std::string>& common) {
+  static std::shared_ptr<const Built> get(const std::vector<std::string>& common) {
     std::string key;
     for (auto& a : common) key += a + '\0';
     std::lock_guard<std::mutex> lock(mutex());
     auto [it, inserted] = built().emplace(key, Entry());
     Entry& entry = it->second;
     // Named by everything its bytes depend on: Clang, the embedded headers, the arguments.
-    PrecompiledStdlibPlace place = where() ? where()() : PrecompiledStdlibPlace();
+    PrecompiledStdlibPlace place = precompiledPlace();
     std::string dir = place.directory;
     std::string file;
     if (!dir.empty()) {
@@ -1157,29 +1280,16 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
     if (inserted && !file.empty())
       if (auto stored = llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false))
         if ((*stored)->getBuffer().startswith("CPCH")) {
-          entry.bytes = std::make_shared<const std::string>((*stored)->getBuffer().str());
+          entry.bytes = withDigest((*stored)->getBuffer().str());
           entry.storedIn = file;
         }
     if (inserted && !entry.bytes) entry.bytes = build(common);
     // Stored once per directory (the directory may be set after the first compile).
     if (entry.bytes && !file.empty() && entry.storedIn != file) {
-      // Written under a temporary name and renamed into place: a concurrent reader sees all or nothing.
-      llvm::sys::fs::create_directories(dir);
-      std::string temporary = file + "." + std::to_string(llvm::sys::Process::getProcessId());
-      std::error_code ec;
-      {
-        llvm::raw_fd_ostream out(temporary, ec);
-        if (!ec) out << *entry.bytes;
-      }
-      if (ec || llvm::sys::fs::rename(temporary, file)) llvm::sys::fs::remove(temporary);
+      publishFile(file, entry.bytes->bytes);
       entry.storedIn = file;
     }
     return entry.bytes;
-  }
-
-  static void setPlace(std::function<PrecompiledStdlibPlace()> place) {
-    std::lock_guard<std::mutex> lock(mutex());
-    where() = std::move(place);
   }
 
  private:
@@ -1188,19 +1298,21 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
     return m;
   }
   struct Entry {
-    std::shared_ptr<const std::string> bytes;  // null: it could not be built
-    std::string storedIn;                      // the file it was read from or written to
+    std::shared_ptr<const Built> bytes;  // null: it could not be built
+    std::string storedIn;                // the file it was read from or written to
   };
   static std::map<std::string, Entry>& built() {
     static std::map<std::string, Entry> b;
     return b;
   }
-  static std::function<PrecompiledStdlibPlace()>& where() {
-    static std::function<PrecompiledStdlibPlace()> w;
-    return w;
+  static std::shared_ptr<const Built> withDigest(std::string bytes) {
+    auto built = std::make_shared<Built>();
+    built->digest = llvm::utohexstr(llvm::xxHash64(bytes));
+    built->bytes = std::move(bytes);
+    return built;
   }
 
-  static std::shared_ptr<const std::string> build(std::vector<std::string> args) {
+  static std::shared_ptr<const Built> build(std::vector<std::string> args) {
     auto fs = embeddedHeaders();
     std::string header = std::string(kHeaderRoot) + "/" + kStdlibPchHeader;
     for (const char* a : {"-x", "c++-header"}) args.push_back(a);
@@ -1211,7 +1323,7 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
     PrecompiledStdlib action;
     if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred() || !action.buffer_->IsComplete)
       return nullptr;
-    return std::make_shared<const std::string>(action.buffer_->Data.begin(), action.buffer_->Data.end());
+    return withDigest(std::string(action.buffer_->Data.begin(), action.buffer_->Data.end()));
   }
 
   clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
@@ -1225,6 +1337,189 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
                                                  /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
   }
 
+  std::shared_ptr<clang::PCHBuffer> buffer_ = std::make_shared<clang::PCHBuffer>();
+};
+
+
+// MLX's JIT libraries are ~75 KB of the same headers followed by a few lines that instantiate
+// kernels (the C++ suite's 357 library sources have 27 distinct prefixes), and parsing the headers
+// was most of every compile, twice per library (its listing, then each pipeline's code). The text
+// before the first kernel (see SourcePrefix) is precompiled on top of the standard library's PCH,
+// named by everything its bytes depend on, kept in memory and beside the compile cache; a
+// translation unit is then the rest of the file. Both parts start with a line directive, so every
+// position is the one the whole file gives. What only the prefix's parse saw is kept with it: its
+// warnings and notes, and its function constants. A prefix Clang does not accept on its own, or
+// that declares a kernel, is remembered as refused and the whole file is parsed.
+class PrecompiledPrefix : public clang::ASTFrontendAction {
+ public:
+  struct Built {
+    std::string bytes;
+    std::vector<Diagnostic> diagnostics;
+    std::vector<FunctionConstantInfo> functionConstants;
+  };
+
+  // The prefix `text`, served as the file `path`, built with `args` (all but the input) over `fs`;
+  // `identity`: what else its bytes depend on (the PCH under it, the constants header's text).
+  // Null when refused.
+  static std::shared_ptr<const Built> get(const std::vector<std::string>& args, const std::string& path,
+                                          const std::string& text, const std::string& identity,
+                                          RewritingFileSystem& fs) {
+    PrecompiledStdlibPlace place = precompiledPlace();
+    std::string key = place.build + '\0' + frontendFingerprint() + '\0' + identity + '\0' + path + '\0';
+    for (auto& a : args) key += a + '\0';
+    key += text;
+    auto digest = llvm::BLAKE3::hash<16>(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(key.data()), key.size()));
+    std::string name = llvm::toHex(digest, /*LowerCase=*/true);
+
+    std::lock_guard<std::mutex> lock(mutex());
+    if (auto kept = remembered(name)) return *kept;
+    std::string file = place.directory.empty() ? "" : place.directory + "/prefix-" + name + ".pch";
+    if (!file.empty())
+      if (auto stored = llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
+        std::optional<std::shared_ptr<const Built>> read = deserialise((*stored)->getBuffer());
+        if (read) return remember(name, *read);
+      }
+    std::shared_ptr<const Built> built = build(args, path, fs);
+    if (!file.empty()) publishFile(file, built ? serialise(*built) : std::string(kRefused));
+    return remember(name, built);
+  }
+
+ private:
+  static constexpr llvm::StringLiteral kMagic = "MSLSIM PRECOMPILED PREFIX 1\n";
+  static constexpr llvm::StringLiteral kRefused = "MSLSIM REFUSED PREFIX 1\n";
+  static constexpr size_t kKeptInMemory = 32;  // ~1-4 MB each
+
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  using Kept = std::list<std::pair<std::string, std::shared_ptr<const Built>>>;
+  static Kept& kept() {
+    static Kept k;
+    return k;
+  }
+  static std::optional<std::shared_ptr<const Built>> remembered(const std::string& name) {
+    for (auto it = kept().begin(); it != kept().end(); ++it)
+      if (it->first == name) {
+        kept().splice(kept().begin(), kept(), it);
+        return kept().front().second;
+      }
+    return std::nullopt;
+  }
+  static std::shared_ptr<const Built> remember(const std::string& name, std::shared_ptr<const Built> built) {
+    kept().emplace_front(name, built);
+    if (kept().size() > kKeptInMemory) kept().pop_back();
+    return built;
+  }
+
+  static std::shared_ptr<const Built> build(std::vector<std::string> args, const std::string& path,
+                                            RewritingFileSystem& fs) {
+    for (const char* a : {"-working-directory", kPrefixWorkingDirectory, "-x", "c++-header"}) args.push_back(a);
+    args.push_back(path);
+    auto built = std::make_shared<Built>();
+    CollectingDiagnostics diagnostics(fs, built->diagnostics);
+    clang::CompilerInstance ci;
+    if (!prepareInstance(ci, args, diagnostics, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&fs))) return nullptr;
+    CompileResult described;
+    PrecompiledPrefix action(diagnostics, described);
+    bool executed = ci.ExecuteAction(action);
+    ci.getDiagnostics().getClient()->finish();
+    if (!executed || ci.getDiagnostics().hasErrorOccurred() || !action.buffer_->IsComplete ||
+        !described.declaredKernels.empty())
+      return nullptr;
+    built->bytes.assign(action.buffer_->Data.begin(), action.buffer_->Data.end());
+    built->functionConstants = std::move(described.functionConstants);
+    return built;
+  }
+
+  PrecompiledPrefix(CollectingDiagnostics& diags, CompileResult& described) : diags_(diags), described_(described) {}
+
+  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    ci.getLangOpts().CompilingPCH = true;
+    addPreprocessorHooks(ci);
+    return true;
+  }
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, described_));
+    consumers.push_back(std::make_unique<clang::PCHGenerator>(
+        ci.getPreprocessor(), ci.getModuleCache(), /*OutputFile=*/"", /*isysroot=*/"", buffer_,
+        llvm::ArrayRef<std::shared_ptr<clang::ModuleFileExtension>>(), /*AllowASTWithErrors=*/false,
+        /*IncludeTimestamps=*/false));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
+  }
+
+  // On disk: the magic line, the warnings and function constants as length-prefixed fields, the PCH.
+  static void put(std::string& out, const std::string& field) { out += std::to_string(field.size()) + ':' + field; }
+  static bool take(llvm::StringRef& in, std::string& field) {
+    size_t colon = in.find(':');
+    size_t length;
+    if (colon == llvm::StringRef::npos || in.take_front(colon).getAsInteger(10, length) ||
+        in.size() < colon + 1 + length)
+      return false;
+    field = in.substr(colon + 1, length).str();
+    in = in.drop_front(colon + 1 + length);
+    return true;
+  }
+  static bool take(llvm::StringRef& in, unsigned& number) {
+    std::string field;
+    return take(in, field) && !llvm::StringRef(field).getAsInteger(10, number);
+  }
+
+  static std::string serialise(const Built& built) {
+    std::string out = kMagic.str();
+    put(out, std::to_string(built.diagnostics.size()));
+    for (auto& d : built.diagnostics) {
+      put(out, std::to_string(int(d.severity)));
+      put(out, d.where.file);
+      put(out, std::to_string(d.where.line));
+      put(out, std::to_string(d.where.column));
+      put(out, d.message);
+      put(out, d.sourceLine);
+    }
+    put(out, std::to_string(built.functionConstants.size()));
+    for (auto& c : built.functionConstants) {
+      put(out, c.name);
+      put(out, std::to_string(c.index));
+      put(out, c.type);
+      put(out, c.location.file);
+      put(out, std::to_string(c.location.line));
+      put(out, std::to_string(c.location.column));
+    }
+    return out + built.bytes;
+  }
+
+  // Null for a prefix refused before; nullopt when the file is not one of ours (then it is rebuilt).
+  static std::optional<std::shared_ptr<const Built>> deserialise(llvm::StringRef in) {
+    if (in == kRefused) return std::shared_ptr<const Built>();
+    if (!in.consume_front(kMagic)) return std::nullopt;
+    auto built = std::make_shared<Built>();
+    unsigned count, severity;
+    if (!take(in, count)) return std::nullopt;
+    for (unsigned i = 0; i < count; ++i) {
+      Diagnostic d;
+      if (!take(in, severity) || !take(in, d.where.file) || !take(in, d.where.line) || !take(in, d.where.column) ||
+          !take(in, d.message) || !take(in, d.sourceLine) || severity > unsigned(Diagnostic::Severity::Error))
+        return std::nullopt;
+      d.severity = Diagnostic::Severity(severity);
+      built->diagnostics.push_back(std::move(d));
+    }
+    if (!take(in, count)) return std::nullopt;
+    for (unsigned i = 0; i < count; ++i) {
+      FunctionConstantInfo c;
+      if (!take(in, c.name) || !take(in, c.index) || !take(in, c.type) || !take(in, c.location.file) ||
+          !take(in, c.location.line) || !take(in, c.location.column))
+        return std::nullopt;
+      built->functionConstants.push_back(std::move(c));
+    }
+    if (!in.startswith("CPCH")) return std::nullopt;
+    built->bytes = in.str();
+    return built;
+  }
+
+  CollectingDiagnostics& diags_;
+  CompileResult& described_;
   std::shared_ptr<clang::PCHBuffer> buffer_ = std::make_shared<clang::PCHBuffer>();
 };
 
@@ -1252,19 +1547,154 @@ bool includesStdlib(const std::string& source, const CompileOptions& options) {
 }  // namespace
 
 void setPrecompiledStdlibPlace(std::function<PrecompiledStdlibPlace()> place) {
-  PrecompiledStdlib::setPlace(std::move(place));
+  std::lock_guard<std::mutex> lock(placeMutex());
+  placeFunction() = std::move(place);
 }
+
+namespace {
+
+// `"text"` as a string literal in a line directive.
+std::string quotedForLineDirective(const std::string& text) {
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+bool isEmbeddedHeader(const std::string& name) {
+  for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i)
+    if (name == kEmbeddedHeaders[i].path) return true;
+  return false;
+}
+
+// Runs the listing or the code generation for `mainFile` with `args` (all but the input).
+void runFrontEnd(const std::string& mainFile, const std::string& mainPath, std::vector<std::string> args,
+                 const std::string& prefixPch, const CompileOptions& options, RewritingFileSystem& fs,
+                 CollectingDiagnostics& diagnostics, CompileResult& result) {
+  args.insert(args.end(), {"-main-file-name", llvm::sys::path::filename(mainPath).str(), mainFile});
+  clang::CompilerInstance ci;
+  if (!prepareInstance(ci, args, diagnostics, llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>(&fs))) return;
+
+  if (options.kernels && options.kernels->empty()) {
+    MslListingAction action(diagnostics, result, prefixPch);
+    bool executed = ci.ExecuteAction(action);
+    ci.getDiagnostics().getClient()->finish();
+    result.ok = executed && !ci.getDiagnostics().hasErrorOccurred();
+    result.program.sources = fs.index();
+    return;
+  }
+  auto context = std::make_unique<llvm::LLVMContext>();
+  MslCodeGenAction action(context.get(), diagnostics, options, result, prefixPch);
+  bool executed = ci.ExecuteAction(action);
+  ci.getDiagnostics().getClient()->finish();
+  std::unique_ptr<llvm::Module> module = action.takeModule();
+  if (!executed || !module || ci.getDiagnostics().hasErrorOccurred()) {
+    result.program.kernels.clear();
+    return;
+  }
+  result.ok = true;
+  // Named after the user's file, not the part of it compiled (see compileFromPrefix).
+  module->setModuleIdentifier(mainPath);
+  module->setSourceFileName(mainPath);
+  result.program.module = std::move(module);
+  result.program.context = std::move(context);
+  result.program.sources = fs.index();
+}
+
+// The compilation of `source` as `mainPath` from its precompiled prefix, if it has one that is
+// accepted; nullopt otherwise.
+std::optional<CompileResult> compileFromPrefix(const std::string& mainPath, const std::string& source,
+                                               const CompileOptions& options,
+                                               const std::vector<std::string>& common,
+                                               const PrecompiledStdlib::Built& stdlib,
+                                               llvm::vfs::InMemoryFileSystem& headers) {
+  // A user header's text would be part of the prefix without being part of its name; -I
+  // directories are searched before the embedded headers.
+  if (!options.includeDirs.empty()) return std::nullopt;
+  std::optional<SourcePrefix> split = precompilablePrefix(source, isEmbeddedHeader);
+  if (!split) return std::nullopt;
+
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  overlay->pushOverlay(&headers);
+  auto fs = llvm::makeIntrusiveRefCnt<RewritingFileSystem>(overlay);
+  fs->addVirtualFile(mainPath, source);
+  const std::string& rewritten = fs->find(mainPath)->rewritten.text;
+  size_t cut = 0;  // the rewriter keeps lines: the prefix is as many lines of the rewritten text
+  for (unsigned line = 0; line < split->lines; ++line) cut = rewritten.find('\n', cut) + 1;
+
+  // The precompiled header refers to the prefix by its path, made absolute: one path for every
+  // prefix of every process (the name is made from the text).
+  std::string prefixPath = "/__mslsim/precompiled-prefix";
+  std::string restPath = mainPath + "~mslsim-rest";
+  std::string prefixText = "#line 1 " + quotedForLineDirective(mainPath) + "\n" + rewritten.substr(0, cut);
+  fs->addVerbatimFile(prefixPath, prefixText);
+  fs->addVerbatimFile(restPath, "#line " + std::to_string(split->presumedLine) + " " +
+                                    quotedForLineDirective(split->presumedName.empty() ? mainPath : split->presumedName) +
+                                    "\n" + rewritten.substr(cut));
+
+  // The constants header goes into the prefix only when the prefix declares function constants;
+  // then the constants' values name it too.
+  std::string constantsHeader = std::string(kHeaderRoot) + "/__mslsim/function_constants.h";
+  bool prefixHasConstants = llvm::StringRef(source).take_front(split->bytes).contains("function_constant");
+  std::string stdlibPch = std::string(kHeaderRoot) + "/__mslsim/stdlib.pch";
+  std::vector<std::string> buildArgs = common;
+  buildArgs.insert(buildArgs.end(), {"-include-pch", stdlibPch});
+  if (prefixHasConstants) buildArgs.insert(buildArgs.end(), {"-include", constantsHeader});
+  for (auto& header : options.preincludes) buildArgs.insert(buildArgs.end(), {"-include", std::string(kHeaderRoot) + "/" + header});
+  for (auto& d : options.defines) buildArgs.insert(buildArgs.end(), {"-D", d});
+  std::string identity = stdlib.digest + '\0' + (prefixHasConstants ? functionConstantsHeader(options.functionConstants) : "");
+  std::shared_ptr<const PrecompiledPrefix::Built> prefix =
+      PrecompiledPrefix::get(buildArgs, prefixPath, prefixText, identity, *fs);
+  if (!prefix) return std::nullopt;
+
+  CompileResult result;
+  result.startedFromPrefix = true;
+  CollectingDiagnostics diagnostics(*fs, result.diagnostics);
+  if (const RewrittenFile* f = fs->find(mainPath))
+    for (auto& w : f->rewritten.warnings)
+      result.diagnostics.push_back({Diagnostic::Severity::Warning, {mainPath, w.line, w.column}, w.message,
+                                    SourceIndex::lineOfText(source, w.line)});
+  result.diagnostics.insert(result.diagnostics.end(), prefix->diagnostics.begin(), prefix->diagnostics.end());
+  result.functionConstants = prefix->functionConstants;
+
+  std::string prefixPch = std::string(kHeaderRoot) + "/__mslsim/prefix.pch";
+  headers.addFile(prefixPch, 0, llvm::MemoryBuffer::getMemBuffer(prefix->bytes, prefixPch, /*RequiresNullTerminator=*/false));
+  std::vector<std::string> args = common;
+  args.insert(args.end(), {"-include-pch", prefixPch});
+  if (options.lineTables) args.insert(args.end(), {"-debug-info-kind=line-tables-only", "-dwarf-version=5"});
+  if (!prefixHasConstants) args.insert(args.end(), {"-include", constantsHeader});
+  for (auto& d : options.defines) args.insert(args.end(), {"-D", d});
+  runFrontEnd(restPath, mainPath, args, prefixPch, options, *fs, diagnostics, result);
+  // An error is reported as the whole file's parse reports it (its count, its notes).
+  if (!result.ok) return std::nullopt;
+  return result;
+}
+
+}  // namespace
 
 CompileResult compileMsl(const std::string& path, const std::string& source,
                          const CompileOptions& options) {
-  CompileResult result;
   // Diagnostics name the main file as the user did.
   std::string mainPath = path;
 
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   auto headers = embeddedHeaders();
   headers->addFile(std::string(kHeaderRoot) + "/__mslsim/function_constants.h", 0,
                    llvm::MemoryBuffer::getMemBufferCopy(functionConstantsHeader(options.functionConstants)));
+  std::vector<std::string> common = commonArguments(options);
+  std::shared_ptr<const PrecompiledStdlib::Built> stdlib =
+      includesStdlib(source, options) ? PrecompiledStdlib::get(common) : nullptr;
+  std::string stdlibPch = std::string(kHeaderRoot) + "/__mslsim/stdlib.pch";
+  if (stdlib) {
+    headers->addFile(stdlibPch, 0, llvm::MemoryBuffer::getMemBuffer(stdlib->bytes, stdlibPch, /*RequiresNullTerminator=*/false));
+    if (options.precompiledPrefix)
+      if (std::optional<CompileResult> result = compileFromPrefix(mainPath, source, options, common, *stdlib, *headers))
+        return std::move(*result);
+  }
+
+  CompileResult result;
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(headers);
   auto fs = llvm::makeIntrusiveRefCnt<RewritingFileSystem>(overlay);
   fs->addVirtualFile(mainPath, source);
@@ -1276,16 +1706,11 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
       result.diagnostics.push_back({Diagnostic::Severity::Warning,
                                     {path, w.line, w.column}, w.message, SourceIndex::lineOfText(source, w.line)});
 
-  std::vector<std::string> common = commonArguments(options);
   std::vector<std::string> args = common;
-  std::shared_ptr<const std::string> stdlib = includesStdlib(source, options) ? PrecompiledStdlib::get(common) : nullptr;
-  if (stdlib) {
-    std::string pch = std::string(kHeaderRoot) + "/__mslsim/stdlib.pch";
-    headers->addFile(pch, 0, llvm::MemoryBuffer::getMemBuffer(*stdlib, pch, /*RequiresNullTerminator=*/false));
-    args.insert(args.end(), {"-include-pch", pch});
-  } else {
+  if (stdlib)
+    args.insert(args.end(), {"-include-pch", stdlibPch});
+  else
     args.insert(args.end(), {"-include", std::string(kHeaderRoot) + "/__mslsim/prelude.h"});
-  }
   // Code generation only: the same precompiled header serves both.
   if (options.lineTables) args.insert(args.end(), {"-debug-info-kind=line-tables-only", "-dwarf-version=5"});
   args.insert(args.end(), {"-include", std::string(kHeaderRoot) + "/__mslsim/function_constants.h"});
@@ -1301,33 +1726,7 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
     args.push_back("-D");
     args.push_back(d);
   }
-  args.insert(args.end(), {"-main-file-name", llvm::sys::path::filename(mainPath).str(), mainPath});
-
-  clang::CompilerInstance ci;
-  if (!prepareInstance(ci, args, diagnostics, fs)) return result;
-
-  if (options.kernels && options.kernels->empty()) {
-    MslListingAction action(diagnostics, result);
-    bool executed = ci.ExecuteAction(action);
-    ci.getDiagnostics().getClient()->finish();
-    result.ok = executed && !ci.getDiagnostics().hasErrorOccurred();
-    result.program.sources = fs->index();
-    return result;
-  }
-  auto context = std::make_unique<llvm::LLVMContext>();
-  MslCodeGenAction action(context.get(), diagnostics, options, result);
-  bool executed = ci.ExecuteAction(action);
-  ci.getDiagnostics().getClient()->finish();
-  std::unique_ptr<llvm::Module> module = action.takeModule();
-  if (!executed || !module || ci.getDiagnostics().hasErrorOccurred()) {
-    result.program.kernels.clear();
-    return result;
-  }
-
-  result.ok = true;
-  result.program.module = std::move(module);
-  result.program.context = std::move(context);
-  result.program.sources = fs->index();
+  runFrontEnd(mainPath, mainPath, args, "", options, *fs, diagnostics, result);
   return result;
 }
 

@@ -37,6 +37,9 @@ struct CompileOptions {
   // Which kernels get code, by host name: every kernel when unset; an empty list parses, checks
   // and describes the file without generating code (a listing).
   std::optional<std::vector<std::string>> kernels;
+  // Start from the file's precompiled prefix when it has one (see SourcePrefix.h): the same
+  // result as parsing the whole file, which tests compare it with.
+  bool precompiledPrefix = true;
 };
 
 // Where the precompiled standard library (see PrecompiledStdlib) is kept between processes (e.g.
@@ -69,6 +72,7 @@ struct CompileResult {
   std::vector<Diagnostic> diagnostics;  // errors (when !ok), warnings and notes
   std::vector<KernelInfo> declaredKernels;  // every kernel of the file, with or without code
   std::vector<FunctionConstantInfo> functionConstants;
+  bool startedFromPrefix = false;  // the file's precompiled prefix was used (CompileOptions::precompiledPrefix)
 };
 
 // Compiles `source` as if it were the contents of the file `path` (used for diagnostics and for

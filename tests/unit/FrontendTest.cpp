@@ -191,3 +191,101 @@ template [[host_name("reduce_f")]] kernel void reduce<float>(device const float*
   };
   EXPECT_EQ(withoutChecksums(printModule(precompiled.program)), withoutChecksums(printModule(parsed.program)));
 }
+
+namespace {
+// A library shaped like MLX's JIT sources: headers named by line directives (a function constant,
+// a warning, a kernel template that calls a simd function, which records its call site, among
+// them), then instantiations and a kernel of its own.
+std::string libraryWithHeaders(const std::string& rest) {
+  std::string text = "#include <metal_stdlib>\nusing namespace metal;\n#line 1 \"lib/helpers.h\"\n";
+  for (int i = 0; i < 400; ++i)
+    text += "template <typename T> inline T helper_" + std::to_string(i) + "(T x) { return x * T(" + std::to_string(i) +
+            "); }\n";
+  text += "constant bool use_bias [[function_constant(7)]];\n"
+          "inline int no_return(int x) { if (x) return 1; }\n"  // a warning: not every path returns
+          "#line 1 \"lib/kernels.h\"\n"
+          "template <typename T>\n"
+          "void scale(device T* x [[buffer(0)]], constant float& bias [[buffer(1)]],\n"
+          "           uint i [[thread_position_in_grid]]) {\n"
+          "  x[i] = helper_3(x[i]) + simd_sum(x[i]) + (use_bias ? T(bias) : T(0));\n"
+          "}\n\n";
+  return text + rest;
+}
+
+std::vector<std::string> described(const CompileResult& r) {
+  std::vector<std::string> lines;
+  for (auto& d : r.diagnostics) lines.push_back(formatDiagnostic(d));
+  for (auto& k : r.declaredKernels) {
+    std::string line = "kernel " + k.name;
+    for (auto& a : k.arguments) line += " " + a.name + ":" + a.pointeeType + "@" + std::to_string(a.binding);
+    lines.push_back(line);
+  }
+  for (auto& c : r.functionConstants)
+    lines.push_back("constant " + c.name + " " + std::to_string(c.index) + " " + c.type + " " + c.location.file + ":" +
+                    std::to_string(c.location.line) + ":" + std::to_string(c.location.column));
+  return lines;
+}
+
+std::string withoutChecksums(const std::string& ir) {
+  return std::regex_replace(ir, std::regex("checksum: \"[0-9a-f]+\""), "checksum");
+}
+}  // namespace
+
+// MLX's JIT libraries repeat ~75 KB of headers before a few lines of instantiations; the text
+// before the first kernel is precompiled once and shared. Starting from it must give exactly what
+// parsing the whole file gives: the code (with its line tables), the kernels, the function
+// constants with their positions, and every diagnostic, for a listing and for code.
+TEST(Frontend, APrecompiledPrefixGivesWhatTheWholeFileGives) {
+  std::string source = libraryWithHeaders(
+      "template [[host_name(\"scale_f\")]] [[kernel]] decltype(scale<float>) scale<float>;\n"
+      "template [[host_name(\"scale_i\")]] [[kernel]] decltype(scale<int>) scale<int>;\n"
+      "kernel void own(device float* y [[buffer(0)]], uint i [[thread_position_in_grid]]) { y[i] = helper_9(y[i]); }\n");
+  for (bool listing : {true, false})
+    for (double bias : {0.0, 1.0}) {
+      SCOPED_TRACE(std::string(listing ? "listing" : "code") + ", use_bias " + std::to_string(bias));
+      CompileOptions options;
+      options.lineTables = true;
+      options.functionConstants[7] = bias;
+      if (listing) options.kernels = std::vector<std::string>();
+      else options.kernels = std::vector<std::string>{"scale_i", "own"};
+      CompileResult fromPrefix = compileMsl("program_source", source, options);
+      options.precompiledPrefix = false;
+      CompileResult whole = compileMsl("program_source", source, options);
+      ASSERT_TRUE(whole.ok);
+      ASSERT_TRUE(fromPrefix.ok);
+      EXPECT_TRUE(fromPrefix.startedFromPrefix);
+      EXPECT_FALSE(whole.startedFromPrefix);
+      EXPECT_EQ(described(fromPrefix), described(whole));
+      EXPECT_EQ(withoutChecksums(printModule(fromPrefix.program)), withoutChecksums(printModule(whole.program)));
+      // The warning and the constant are the headers' own, at their lines.
+      std::vector<std::string> lines = described(whole);
+      EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                              [](const std::string& l) { return l.rfind("constant use_bias 7 bool lib/helpers.h:401:", 0) == 0; }),
+                1);
+      EXPECT_EQ(lines.front(), "lib/helpers.h:402:48: warning: non-void function does not return a value in all control paths");
+      EXPECT_NE(std::find(lines.begin(), lines.end(), "kernel scale_i x:int@0 bias:float@1 i:@0"), lines.end());
+    }
+}
+
+// What the prefix cannot be shared for is parsed whole: a kernel declared before the split (here by
+// a macro the split does not see), or an error after it, which is reported as the whole file's
+// parse reports it.
+TEST(Frontend, APrefixThatCannotBeSharedIsParsedWhole) {
+  std::string kernelInHeaders = libraryWithHeaders("") ;
+  kernelInHeaders.insert(kernelInHeaders.find("#line 1 \"lib/kernels.h\""),
+                         "#define DECLARE(name) [[kernel]] void name(device int* p [[buffer(0)]]) { p[0] = 1; }\n"
+                         "DECLARE(from_a_macro)\n");
+  kernelInHeaders += "template [[host_name(\"scale_f\")]] [[kernel]] decltype(scale<float>) scale<float>;\n";
+  CompileResult r = compileMsl("program_source", kernelInHeaders, CompileOptions());
+  ASSERT_TRUE(r.ok);
+  EXPECT_FALSE(r.startedFromPrefix);
+  EXPECT_EQ(r.declaredKernels.size(), 2u);
+
+  std::string error = libraryWithHeaders("kernel void bad(device float* y [[buffer(0)]]) { y[0] = undeclared; }\n");
+  CompileOptions options;
+  CompileResult fromPrefix = compileMsl("program_source", error, options);
+  options.precompiledPrefix = false;
+  CompileResult whole = compileMsl("program_source", error, options);
+  EXPECT_FALSE(fromPrefix.ok);
+  EXPECT_EQ(described(fromPrefix), described(whole));
+}
