@@ -57,6 +57,7 @@
 #include <sstream>
 
 #include "EmbeddedHeaders.h"
+#include "KernelSelection.h"
 #include "SourcePrefix.h"
 #include "SourceRewriter.h"
 
@@ -157,11 +158,16 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
   RewritingFileSystem(llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> base)
       : ProxyFileSystem(std::move(base)) {}
 
-  // Registers in-memory contents for `path` (the main file need not exist on disk).
-  void addVirtualFile(const std::string& path, const std::string& contents) {
+  // Registers in-memory contents for `path` (the main file need not exist on disk); `kernels`:
+  // the kernels a compilation generates code for (CompileOptions::kernels), whose explicit
+  // instantiations alone keep their bodies (see KernelSelection.h).
+  void addVirtualFile(const std::string& path, const std::string& contents,
+                      const std::optional<std::vector<std::string>>& kernels = std::nullopt) {
     auto& f = files_[path];
     f.original = contents;
     f.rewritten = rewriteMslSource(contents);
+    if (kernels && !kernels->empty())
+      declareUnwantedInstantiations(contents, f.rewritten, std::set<std::string>(kernels->begin(), kernels->end()));
     virtual_.insert(path);
   }
 
@@ -484,7 +490,10 @@ std::optional<std::string> annotation(const clang::Decl* decl, llvm::StringRef n
 // nothing if `fn` is not an addressable kernel: not a kernel, a template pattern (its
 // instantiations are the kernels) or an instantiation without a [[host_name]].
 std::optional<std::string> kernelHostName(const clang::FunctionDecl* fn) {
-  if (!annotation(fn, "kernel") || !fn->doesThisDeclarationHaveABody()) return std::nullopt;
+  // A kernel is a definition, or an instantiation left a declaration because the compilation
+  // generates no code for it (see KernelSelection.h); a prototype is not one.
+  bool declaredInstantiation = fn->getTemplateSpecializationKind() == clang::TSK_ExplicitInstantiationDeclaration;
+  if (!annotation(fn, "kernel") || !(fn->doesThisDeclarationHaveABody() || declaredInstantiation)) return std::nullopt;
   if (fn->isDependentContext()) return std::nullopt;
   if (auto host = annotation(fn, "host_name")) return *host;
   if (fn->isTemplateInstantiation()) return std::nullopt;
@@ -1619,7 +1628,7 @@ std::optional<CompileResult> compileFromPrefix(const std::string& mainPath, cons
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(&headers);
   auto fs = llvm::makeIntrusiveRefCnt<RewritingFileSystem>(overlay);
-  fs->addVirtualFile(mainPath, source);
+  fs->addVirtualFile(mainPath, source, options.kernels);
   const std::string& rewritten = fs->find(mainPath)->rewritten.text;
   size_t cut = 0;  // the rewriter keeps lines: the prefix is as many lines of the rewritten text
   for (unsigned line = 0; line < split->lines; ++line) cut = rewritten.find('\n', cut) + 1;
@@ -1697,7 +1706,7 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(headers);
   auto fs = llvm::makeIntrusiveRefCnt<RewritingFileSystem>(overlay);
-  fs->addVirtualFile(mainPath, source);
+  fs->addVirtualFile(mainPath, source, options.kernels);
 
   CollectingDiagnostics diagnostics(*fs, result.diagnostics);
   // Rewriter warnings (unsupported attributes) come first, in source order.
