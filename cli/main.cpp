@@ -355,9 +355,9 @@ int runCommand(const RunOptions& o) {
     std::sort(sorted.begin(), sorted.end());
     fmt::print(stderr,
                "timing: compile_ms={:.3f} dispatch_ms_median={:.3f} dispatch_ms_min={:.3f} repeats={} "
-               "dispatch_cpu_ms={:.3f} waiting_cpu_ms={:.3f} progress_cpu_ms={:.3f} path=\"{}\" tier={}\n",
+               "dispatch_cpu_ms={:.3f} waiting_cpu_ms={:.3f} progress_cpu_ms={:.3f} path=\"{}\" tier={} cached={}\n",
                program->compileMilliseconds(), sorted[sorted.size() / 2], sorted.front(), times.size(), processCpu,
-               waitingCpu, tickerCpu, result.path, codeTierName(kernel.tier));
+               waitingCpu, tickerCpu, result.path, codeTierName(kernel.tier), program->fromDiskCache() ? "yes" : "no");
   }
   if (result.refused) return kExitUsage;  // nothing ran: not a finding in a kernel
   return result.hasErrors() ? o.errorExitCode : 0;

@@ -50,6 +50,9 @@
 #include <llvm/Support/BLAKE3.h>
 #include <llvm/ADT/StringExtras.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <list>
 #include <map>
 #include <mutex>
@@ -1245,11 +1248,18 @@ PrecompiledStdlibPlace precompiledPlace() {
   return f ? f() : PrecompiledStdlibPlace();
 }
 
+// A precompiled header kept beside the compile cache was used now: the cache removes the least
+// recently used files first when it trims itself.
+void markUsed(const std::string& file) { ::utimensat(AT_FDCWD, file.c_str(), nullptr, 0); }
+
 // Writes `bytes` to `file` under a temporary name and renames it into place, so that a concurrent
 // reader sees all of it or nothing.
 void publishFile(const std::string& file, llvm::StringRef bytes) {
   llvm::sys::fs::create_directories(llvm::sys::path::parent_path(file));
-  std::string temporary = file + "." + std::to_string(llvm::sys::Process::getProcessId());
+  // A dot-file until it is complete: the cache's trim removes only old ones of those.
+  std::string temporary = (llvm::sys::path::parent_path(file) + "/." + llvm::sys::path::filename(file) + "." +
+                           std::to_string(llvm::sys::Process::getProcessId()))
+                              .str();
   std::error_code ec;
   {
     llvm::raw_fd_ostream out(temporary, ec);
@@ -1291,6 +1301,7 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
         if ((*stored)->getBuffer().startswith("CPCH")) {
           entry.bytes = withDigest((*stored)->getBuffer().str());
           entry.storedIn = file;
+          markUsed(file);
         }
     if (inserted && !entry.bytes) entry.bytes = build(common);
     // Stored once per directory (the directory may be set after the first compile).
@@ -1386,7 +1397,10 @@ class PrecompiledPrefix : public clang::ASTFrontendAction {
     if (!file.empty())
       if (auto stored = llvm::MemoryBuffer::getFile(file, /*IsText=*/false, /*RequiresNullTerminator=*/false)) {
         std::optional<std::shared_ptr<const Built>> read = deserialise((*stored)->getBuffer());
-        if (read) return remember(name, *read);
+        if (read) {
+          markUsed(file);
+          return remember(name, *read);
+        }
       }
     std::shared_ptr<const Built> built = build(args, path, fs);
     if (!file.empty()) publishFile(file, built ? serialise(*built) : std::string(kRefused));

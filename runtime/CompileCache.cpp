@@ -1,6 +1,7 @@
 #include "CompileCache.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,17 @@
 #include <fstream>
 #include <sstream>
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <thread>
+
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/BLAKE3.h>
+#include <llvm/Support/SHA256.h>
 #include <nlohmann/json.hpp>
 
 namespace mslsim {
@@ -18,7 +28,28 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 12;  // bump when the entry layout changes
+constexpr int kFormat = 13;  // bump when the entry layout changes
+
+// The object's digest as its description records it: SHA-256, which a test checks independently.
+std::string objectDigest(llvm::StringRef bytes) {
+  auto digest = llvm::SHA256::hash(llvm::ArrayRef<uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+// "4G", "512M", "100K", "1000000": bytes.
+std::optional<uint64_t> parseSize(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 15) return std::nullopt;
+  uint64_t value = std::stoull(text.substr(0, digits));
+  std::string unit = text.substr(digits);
+  if (unit.empty() || unit == "B") return value;
+  if (unit == "K" || unit == "k") return value << 10;
+  if (unit == "M" || unit == "m") return value << 20;
+  if (unit == "G" || unit == "g") return value << 30;
+  return std::nullopt;
+}
 
 std::string readFile(const std::string& path, bool& ok) {
   std::ifstream in(path, std::ios::binary);
@@ -99,6 +130,14 @@ CompileCache::CompileCache() {
     dir_ = std::string(home) + "/.cache/mslsim";
   }
   if (dir_ == "off" || dir_.empty()) dir_.clear();
+  if (const char* size = std::getenv("MSLSIM_CACHE_SIZE"); size && *size) {
+    std::optional<uint64_t> bound = parseSize(size);
+    if (!bound)
+      throw Error(std::string("MSLSIM_CACHE_SIZE=") + size +
+                  ": not a size (bytes, or a number with K, M or G, e.g. 4G): the compile cache's bound");
+    bound_ = *bound;
+  }
+  writtenSinceTrim_ = bound_;  // the first store looks at the directory
 }
 
 
@@ -143,6 +182,8 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
   try {
     json j = json::parse(meta);
     if (j.value("format", 0) != kFormat) return std::nullopt;
+    // Two files: the object must be the one this description was written with.
+    if (j.value("object_sha256", std::string()) != objectDigest(objectBytes)) return std::nullopt;
     // Headers the program included must still say what they said.
     for (auto& dep : j["dependencies"]) {
       bool found;
@@ -202,6 +243,8 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
     if (j.contains("declared")) c.declaredKernels = j["declared"].get<std::vector<std::string>>();
     for (auto& d : j["warnings"])
       c.warnings.push_back({Diagnostic::Severity(d[0].get<int>()), position(d[1]), d[2], d[3]});
+    // Used now: the last to be removed when the directory is trimmed.
+    ::utimensat(AT_FDCWD, (dir_ + "/" + key + ".json").c_str(), nullptr, 0);
     return c;
   } catch (const json::exception&) {
     return std::nullopt;  // a damaged entry is a miss; the next compile rewrites it
@@ -214,6 +257,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
   if (dir_.empty()) return;
   json j;
   j["format"] = kFormat;
+  j["object_sha256"] = objectDigest(llvm::StringRef(object.object.data(), object.object.size()));
   j["generation_ms"] = object.generationMs;
   if (declaredKernels) j["declared"] = *declaredKernels;
   j["dependencies"] = json::array();
@@ -264,16 +308,81 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
   for (size_t slash = 1; (slash = mkdir.find('/', slash)) != std::string::npos; ++slash)
     ::mkdir(mkdir.substr(0, slash).c_str(), 0755);
   ::mkdir(dir_.c_str(), 0755);
-  std::string tmp = dir_ + "/." + key + "." + std::to_string(::getpid());
+  // Named by process and thread: two writers never share a temporary file.
+  std::string tmp = dir_ + "/." + key + "." + std::to_string(::getpid()) + "-" +
+                    std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
+  std::string description = j.dump();
   {
     std::ofstream o(tmp + ".o", std::ios::binary);
     o.write(object.object.data(), std::streamsize(object.object.size()));
     std::ofstream m(tmp + ".json");
-    m << j.dump();
-    if (!o || !m) return;
+    m << description;
+    if (!o || !m) {
+      o.close();
+      m.close();
+      std::remove((tmp + ".o").c_str());
+      std::remove((tmp + ".json").c_str());
+      return;
+    }
   }
+  // The object first: a description in place always finds its object (or, after a concurrent
+  // trim, none: a miss).
   std::rename((tmp + ".o").c_str(), (dir_ + "/" + key + ".o").c_str());
   std::rename((tmp + ".json").c_str(), (dir_ + "/" + key + ".json").c_str());
+  uint64_t written = object.object.size() + description.size();
+  if (writtenSinceTrim_.fetch_add(written) + written >= bound_ / 16) {
+    writtenSinceTrim_ = 0;
+    trim(bound_ / 4 * 3);
+  }
+}
+
+void CompileCache::trim(uint64_t target) const {
+  namespace fs = std::filesystem;
+  if (dir_.empty()) return;
+  // The cache's files: an entry is KEY.json and KEY.o (removed together), a precompiled header is
+  // one file; a dot-file is a writer's temporary.
+  struct Item {
+    std::vector<fs::path> files;  // the description first: without it the entry is gone
+    uint64_t bytes = 0;
+    fs::file_time_type used = fs::file_time_type::min();
+  };
+  std::map<std::string, Item> items;
+  uint64_t total = 0;
+  std::error_code ec;
+  auto now = fs::file_time_type::clock::now();
+  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code statError;
+    if (!it->is_regular_file(statError)) continue;
+    fs::path path = it->path();
+    std::string name = path.filename().string();
+    uint64_t bytes = it->file_size(statError);
+    fs::file_time_type modified = it->last_write_time(statError);
+    if (statError) continue;
+    if (name[0] == '.') {
+      if (now - modified > std::chrono::hours(1)) fs::remove(path, statError);
+      continue;
+    }
+    std::string stem = path.stem().string(), extension = path.extension().string();
+    bool entry = (extension == ".json" || extension == ".o") && stem.size() == 32 &&
+                 stem.find_first_not_of("0123456789abcdef") == std::string::npos;
+    bool header = extension == ".pch" && (stem.rfind("stdlib-", 0) == 0 || stem.rfind("prefix-", 0) == 0);
+    if (!entry && !header) continue;
+    Item& item = items[header ? name : stem];
+    if (extension == ".json") item.files.insert(item.files.begin(), path);
+    else item.files.push_back(path);
+    item.bytes += bytes;
+    item.used = std::max(item.used, modified);
+    total += bytes;
+  }
+  if (total <= target) return;
+  std::vector<const Item*> oldestFirst;
+  for (auto& [name, item] : items) oldestFirst.push_back(&item);
+  std::sort(oldestFirst.begin(), oldestFirst.end(), [](const Item* a, const Item* b) { return a->used < b->used; });
+  for (const Item* item : oldestFirst) {
+    if (total <= target) break;
+    for (const fs::path& file : item->files) fs::remove(file, ec);  // another process may have removed it
+    total -= item->bytes;
+  }
 }
 
 }  // namespace mslsim

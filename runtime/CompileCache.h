@@ -3,8 +3,18 @@
 // embedded headers, and remembers the user headers the program included: if one changed, the
 // entry is not used. Directory: $MSLSIM_CACHE_DIR, else $XDG_CACHE_HOME/mslsim, else
 // ~/.cache/mslsim; MSLSIM_CACHE_DIR=off disables it.
+//
+// One directory may be shared by concurrent processes and machines (pytest-xdist workers, a cache
+// on shared storage): an entry is written under a temporary name and renamed into place (a reader
+// sees all of it or none; two writers of one key write the same name), reads take no lock, and an
+// entry whose object does not match the SHA-256 its description records is a miss. The directory
+// is kept under $MSLSIM_CACHE_SIZE bytes (K, M, G suffixes; default 4G): a process that has
+// written a sixteenth of that since it last looked removes the least recently used entries and
+// precompiled headers (a load marks an entry used) down to three quarters of it.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,9 +48,16 @@ class CompileCache {
              const std::vector<Diagnostic>& warnings,
              const std::optional<std::vector<std::string>>& declaredKernels = std::nullopt) const;
 
+  uint64_t sizeBound() const { return bound_; }
+  // Removes the least recently used entries until the directory holds at most `target` bytes, and
+  // temporary files writers left more than an hour ago. Files that are not the cache's are kept.
+  void trim(uint64_t target) const;
+
  private:
   CompileCache();
   std::string dir_;
+  uint64_t bound_ = 4ull << 30;
+  mutable std::atomic<uint64_t> writtenSinceTrim_{0};
 };
 
 }  // namespace mslsim
