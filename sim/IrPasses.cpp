@@ -214,6 +214,21 @@ namespace {
 constexpr const char* kDeclaredAlignKind = "mslsim.declared.align";
 }  // namespace
 
+void keepBoolBytes(llvm::Module& module) {
+  for (auto& f : module)
+    for (auto& bb : f)
+      for (auto it = bb.begin(); it != bb.end();) {
+        auto* widen = llvm::dyn_cast<llvm::ZExtInst>(&*it++);
+        if (!widen || !widen->getType()->isIntegerTy(8)) continue;
+        auto* narrow = llvm::dyn_cast<llvm::TruncInst>(widen->getOperand(0));
+        if (!narrow || !narrow->getType()->isIntegerTy(1)) continue;
+        auto* load = llvm::dyn_cast<llvm::LoadInst>(narrow->getOperand(0));
+        if (!load || !load->getType()->isIntegerTy(8) || !load->getMetadata(llvm::LLVMContext::MD_range)) continue;
+        widen->replaceAllUsesWith(load);
+        widen->eraseFromParent();
+      }
+}
+
 void relaxVectorAlignment(llvm::Module& module) {
   llvm::LLVMContext& ctx = module.getContext();
   // The alignment the source gave, kept for the alignment check (declaredAlignment).

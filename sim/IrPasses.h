@@ -64,6 +64,13 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
 // move would turn into a fault.
 void relaxVectorAlignment(llvm::Module& module);
 
+// A bool copied from memory to memory keeps its byte, as on Apple's GPUs (MLX's `view` tests copy
+// int32 bytes through bool arrays). Clang loads a bool as `trunc (load i8 !range [0, 2))` and
+// stores `zext` of it; the optimised pipeline's InstCombine makes that the loaded byte, given the
+// range, and the quick tier, which has no InstCombine, does the same here: otherwise the two tiers
+// would store different bytes for a byte that is neither 0 nor 1. Run after SROA.
+void keepBoolBytes(llvm::Module& module);
+
 // Removes the llvm.var.annotation calls Clang emits for annotated parameters and locals (the
 // front end's msl_* attributes): they serve the front end only, and they keep SROA from promoting
 // those variables to registers.

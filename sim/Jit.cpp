@@ -226,6 +226,9 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     // After SROA, which turns copies of float4 objects into vector loads and stores (carrying the
     // copy's alignment), before anything can rely on an alignment the source promised.
     relaxVectorAlignment(module);
+    // Before the checks instrument the loads (checked builds have had SROA by now); unchecked
+    // quick builds after their SROA, below.
+    keepBoolBytes(module);
     // Kernels that synchronise (barriers, SIMD-group functions) also get a function that runs a
     // SIMD-group's lanes as vector lanes, from the kernel as it is now (every call inlined; in
     // checked builds, its accesses instrumented, so that the SIMD-group function checks them as
@@ -293,6 +296,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     lightly.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(light)));
     lightly.addPass(llvm::GlobalDCEPass());  // the kernel functions, inlined into their entries
     lightly.run(module, mam);
+    keepBoolBytes(module);  // what the optimised tier's InstCombine does to a bool's byte (after SROA)
     Optimised result;
     result.scheduling = std::move(scheduling);
     return result;
