@@ -1268,12 +1268,38 @@ void publishFile(const std::string& file, llvm::StringRef bytes) {
   if (ec || llvm::sys::fs::rename(temporary, file)) llvm::sys::fs::remove(temporary);
 }
 
+// An action that writes its translation unit as a precompiled header to memory: what the
+// standard library's and a source prefix's headers are both built with.
+class PchBuildingAction : public clang::ASTFrontendAction {
+ public:
+  // The header's bytes once the action has run, or nullopt if it did not complete.
+  std::optional<std::string> bytes() const {
+    if (!buffer_->IsComplete) return std::nullopt;
+    return std::string(buffer_->Data.begin(), buffer_->Data.end());
+  }
+
+ protected:
+  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
+  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
+    ci.getLangOpts().CompilingPCH = true;
+    return true;
+  }
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+    return std::make_unique<clang::PCHGenerator>(ci.getPreprocessor(), ci.getModuleCache(), /*OutputFile=*/"",
+                                                 /*isysroot=*/"", buffer_, llvm::ArrayRef<std::shared_ptr<clang::ModuleFileExtension>>(),
+                                                 /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
+  }
+
+ private:
+  std::shared_ptr<clang::PCHBuffer> buffer_ = std::make_shared<clang::PCHBuffer>();
+};
+
 // The prelude and <metal_stdlib> as a precompiled header: parsing them took 100-150 ms of every
 // compilation (more than most kernels themselves; MLX compiles thousands). Built once per process
 // for each set of common arguments, in memory; a translation unit that includes <metal_stdlib>
 // (almost every one) starts from it. The standard library then comes before the user's text
 // rather than at its #include line: it reads no user macro, so the declarations are the same.
-class PrecompiledStdlib : public clang::ASTFrontendAction {
+class PrecompiledStdlib {
  public:
   struct Built {
     std::string bytes;
@@ -1340,24 +1366,12 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
     clang::IgnoringDiagConsumer ignore;
     clang::CompilerInstance ci;
     if (!prepareInstance(ci, args, ignore, fs)) return nullptr;
-    PrecompiledStdlib action;
-    if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred() || !action.buffer_->IsComplete)
+    PchBuildingAction action;
+    std::optional<std::string> bytes;
+    if (!ci.ExecuteAction(action) || ci.getDiagnostics().hasErrorOccurred() || !(bytes = action.bytes()))
       return nullptr;
-    return withDigest(std::string(action.buffer_->Data.begin(), action.buffer_->Data.end()));
+    return withDigest(std::move(*bytes));
   }
-
-  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
-  bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
-    ci.getLangOpts().CompilingPCH = true;
-    return true;
-  }
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
-    return std::make_unique<clang::PCHGenerator>(ci.getPreprocessor(), ci.getModuleCache(), /*OutputFile=*/"",
-                                                 /*isysroot=*/"", buffer_, llvm::ArrayRef<std::shared_ptr<clang::ModuleFileExtension>>(),
-                                                 /*AllowASTWithErrors=*/false, /*IncludeTimestamps=*/false);
-  }
-
-  std::shared_ptr<clang::PCHBuffer> buffer_ = std::make_shared<clang::PCHBuffer>();
 };
 
 
@@ -1370,7 +1384,7 @@ class PrecompiledStdlib : public clang::ASTFrontendAction {
 // position is the one the whole file gives. What only the prefix's parse saw is kept with it: its
 // warnings and notes, and its function constants. A prefix Clang does not accept on its own, or
 // that declares a kernel, is remembered as refused and the whole file is parsed.
-class PrecompiledPrefix : public clang::ASTFrontendAction {
+class PrecompiledPrefix : public PchBuildingAction {
  public:
   struct Built {
     std::string bytes;
@@ -1447,29 +1461,25 @@ class PrecompiledPrefix : public clang::ASTFrontendAction {
     PrecompiledPrefix action(diagnostics, described);
     bool executed = ci.ExecuteAction(action);
     ci.getDiagnostics().getClient()->finish();
-    if (!executed || ci.getDiagnostics().hasErrorOccurred() || !action.buffer_->IsComplete ||
-        !described.declaredKernels.empty())
+    std::optional<std::string> bytes = action.bytes();
+    if (!executed || ci.getDiagnostics().hasErrorOccurred() || !bytes || !described.declaredKernels.empty())
       return nullptr;
-    built->bytes.assign(action.buffer_->Data.begin(), action.buffer_->Data.end());
+    built->bytes = std::move(*bytes);
     built->functionConstants = std::move(described.functionConstants);
     return built;
   }
 
   PrecompiledPrefix(CollectingDiagnostics& diags, CompileResult& described) : diags_(diags), described_(described) {}
 
-  clang::TranslationUnitKind getTranslationUnitKind() override { return clang::TU_Prefix; }
   bool BeginSourceFileAction(clang::CompilerInstance& ci) override {
-    ci.getLangOpts().CompilingPCH = true;
     addPreprocessorHooks(ci);
-    return true;
+    return PchBuildingAction::BeginSourceFileAction(ci);
   }
-  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
+  // The prefix described (its function constants; a kernel refuses it) as it is written.
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef file) override {
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
     consumers.push_back(std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, described_));
-    consumers.push_back(std::make_unique<clang::PCHGenerator>(
-        ci.getPreprocessor(), ci.getModuleCache(), /*OutputFile=*/"", /*isysroot=*/"", buffer_,
-        llvm::ArrayRef<std::shared_ptr<clang::ModuleFileExtension>>(), /*AllowASTWithErrors=*/false,
-        /*IncludeTimestamps=*/false));
+    consumers.push_back(PchBuildingAction::CreateASTConsumer(ci, file));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
@@ -1543,7 +1553,6 @@ class PrecompiledPrefix : public clang::ASTFrontendAction {
 
   CollectingDiagnostics& diags_;
   CompileResult& described_;
-  std::shared_ptr<clang::PCHBuffer> buffer_ = std::make_shared<clang::PCHBuffer>();
 };
 
 // Whether `text` has an `#include <metal_stdlib>` line (`# include  <metal_stdlib>` too).
