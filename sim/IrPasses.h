@@ -22,6 +22,7 @@ class DILocation;
 class Loop;
 class PassBuilder;
 class TargetLibraryInfoImpl;
+class TargetMachine;
 }  // namespace llvm
 
 namespace mslsim {
@@ -172,6 +173,12 @@ struct VectorMathVariant {
 // AVX2 and AVX-512 versions, differ in the last bits: with one implementation for every call, a
 // kernel computes the same bits in every execution path (vectorised or not, loop body or remainder).
 void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& variant);
+
+// Last before code generation: each masked load, store, gather or scatter that the target would
+// scalarise (x86 without AVX-512: every scatter) becomes a call to one out-of-line copy per kind,
+// type and alignment, so that 32 conditional blocks are made once, not at every access
+// (OutlineScalarisedAccesses.cpp).
+void outlineScalarisedAccesses(llvm::Module& module, llvm::TargetMachine& tm);
 
 // Bounds-check elimination by loop versioning, for checked builds (a function pass the optimiser
 // runs just before the loop vectoriser). In an innermost loop, an access whose address moves by a

@@ -447,6 +447,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, 
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
   useOneVectorMathVariant(module, hostVectorMathVariant(**tm));
   insertCancellationPolls(module, sources);
+  outlineScalarisedAccesses(module, **tm);
   // What optimisation added (library calls for intrinsics, vector math) stays inside the boundary.
   if (!checkHostBoundary(module, sources, error)) {
     error = "internal error: after optimisation: " + error;
