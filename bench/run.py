@@ -103,6 +103,13 @@ def make_gemm(n, rng):
                 (a.astype(np.float64) @ b).ravel(), 1e-4, 1e-3, float(n) ** 3, f"{n}x{n}")
 
 
+def make_gemm_plain(n, rng):
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+    return Case([("npy", a), ("npy", b), ("zeros", n * n), ("uint", n)], (n, n), (16, 16), 2,
+                (a.astype(np.float64) @ b).ravel(), 1e-4, 1e-3, float(n) ** 3, f"{n}x{n}")
+
+
 def make_reduce(n, rng):
     x = uniform(rng, n)
     return Case([("npy", x), ("zeros", n // 256), ("uint", n)], (n,), (256,), 1,
@@ -160,8 +167,14 @@ BENCHES = [
           512, 64, 128, 32),
     Bench("gemm1024", "tiled SGEMM 16x16", "gemm", "gemm_tiled_16x16", "gemm", False, "gemm", make_gemm,
           1024, 128, 256, 32),
+    # Shapes found outside the bench (issue 37): the unguarded tutorial GEMM, whose checked build
+    # once lost the vector lanes; a tree reduction small enough for per-dispatch costs to show.
+    Bench("gemm_plain", "tiled SGEMM 16x16, unguarded, `constant uint& N`", "gemm_plain", "gemm_plain", "gemm_plain",
+          False, "gemm", make_gemm_plain, 512, 64, 128, 32),
     Bench("reduce", "tree reduction, barriers", "reduce", "reduce_tree", "reduce", False, "reduce", make_reduce,
           16 * M, 256 << 10, M, 16 << 10),
+    Bench("reduce16k", "tree reduction, barriers", "reduce", "reduce_tree", "reduce", False, "reduce", make_reduce,
+          16 << 10, 4 << 10, 16 << 10, 4 << 10),
     Bench("reduce_simd", "reduction with simd_sum", "reduce_simd", "reduce_simd", "reduce_simd", True, "reduce",
           make_reduce, 16 * M, 256 << 10, M, 16 << 10),
     Bench("depthwise", "depthwise conv, 3 taps", "depthwise", "depthwise3", "depthwise", False, "depthwise",

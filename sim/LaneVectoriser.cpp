@@ -493,7 +493,6 @@ class LaneVectoriser {
         if (auto* br = llvm::dyn_cast<llvm::BranchInst>(t); br && br->isConditional()) condition = br->getCondition();
         if (auto* sw = llvm::dyn_cast<llvm::SwitchInst>(t)) condition = sw->getCondition();
         if (!condition || !varying_.count(condition)) continue;
-        for (llvm::Loop* l = loops_->getLoopFor(&bb); l; l = l->getParentLoop()) divergentLoops.insert(l);
         llvm::DomTreeNode* node = postDominators_->getNode(&bb);
         llvm::BasicBlock* until = node && node->getIDom() ? node->getIDom()->getBlock() : nullptr;
         std::map<const llvm::BasicBlock*, unsigned> reached;
@@ -513,6 +512,17 @@ class LaneVectoriser {
         }
         for (auto [block, count] : reached)
           if (count > 1) joins.insert(block);
+        // Lanes may leave a loop around the branch apart (in different iterations, or some not at
+        // all) when the branch leaves it, or its lanes reach an exit or go round before they meet
+        // again. Where they meet within the iteration (a bounds check's hook, a versioned inner
+        // loop), every lane leaves by the loop's own exits: a uniform exit keeps them together.
+        for (llvm::Loop* l = loops_->getLoopFor(&bb); l; l = l->getParentLoop()) {
+          bool apart = l->isLoopExiting(&bb);
+          for (auto [block, count] : reached)
+            if (block != until)
+              apart = apart || !l->contains(block) || l->isLoopExiting(block) || block == l->getHeader();
+          if (apart) divergentLoops.insert(l);
+        }
       }
       for (llvm::BasicBlock* bb : llvm::ReversePostOrderTraversal<llvm::Function*>(f_))
         for (llvm::Instruction& inst : *bb) {

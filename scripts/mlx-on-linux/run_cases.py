@@ -13,6 +13,8 @@ again without the tests already recorded, so that one slow test does not hide th
 
 A deny-list names tests not run, one per line: `NAME  # reason` (NAME is the doctest test case, or
 the pytest node id `file.py::Class::test`); they are recorded as `denied` with the reason.
+`--denied` runs only the deny-list's Python tests, under the same limit, to see which still need
+their entry.
 """
 import argparse
 import html
@@ -143,14 +145,19 @@ def run_python(args, deny, done, out, rerun=()):
         if args.only and file not in args.only:
             continue
         targets = [file]
-        if args.rerun_failed:
+        if args.denied:
+            # Only the deny-list's tests of this file, run as any other: does each still need its entry?
+            targets = [n for n in deny if n.startswith(file + "::")]
+            if not targets:
+                continue
+        elif args.rerun_failed:
             # Only the tests of this file recorded as not passing, by node id.
             targets = [n for n in rerun if n.startswith(file + "::")]
             if not targets:
                 continue
         elif file in done:  # the whole file was recorded as crashed
             continue
-        skip = {n: r for n, r in deny.items() if n.startswith(file + "::") and n not in done}
+        skip = {n: r for n, r in deny.items() if n.startswith(file + "::") and n not in done and not args.denied}
         for name, reason in skip.items():
             emit(out, dict(suite="python", file=file, name=name, status="denied", seconds=0.0,
                            message=reason))
@@ -241,6 +248,8 @@ def main():
     p.add_argument("--rerun-timeouts", action="store_true",
                    help="with --rerun-failed: the tests stopped by the time limit too")
     p.add_argument("--only", nargs="*", help="python: only these test files")
+    p.add_argument("--denied", action="store_true",
+                   help="python: run only the tests --deny names, with the time limit, to see which still need their entry")
     args = p.parse_args()
     done, last = set(), {}
     if (args.resume or args.rerun_failed) and os.path.exists(args.out):

@@ -141,6 +141,27 @@ kernel void barriers_differ(device float* y [[buffer(0)]], uint gid [[thread_pos
   y[gid] = simd_sum(t[lid ^ 1]);
 }
 
+// The tiled GEMM as tutorials write it (N from `constant uint&`, no guards). Under the default
+// checks, N's load and the tiles' bounds checks branch per lane inside the tile loop and meet again
+// before its barriers: the loop's exit stays uniform, so the checked build keeps the vector lanes,
+// and N, read in the loop and used after it, stays one value for every lane.
+kernel void tile_loop(device const float* A [[buffer(0)]], device const float* B [[buffer(1)]],
+                      device float* C [[buffer(2)]], constant uint& N [[buffer(3)]],
+                      uint2 gid [[thread_position_in_grid]], uint2 tid [[thread_position_in_threadgroup]]) {
+  threadgroup float As[16][16];
+  threadgroup float Bs[16][16];
+  const uint row = gid.y, col = gid.x, tx = tid.x, ty = tid.y;
+  float sum = 0.0f;
+  for (uint t = 0; t < N; t += 16) {
+    As[ty][tx] = A[row * N + (t + tx)];
+    Bs[ty][tx] = B[(t + ty) * N + col];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    for (uint k = 0; k < 16; ++k) sum += As[ty][k] * Bs[k][tx];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+  }
+  C[row * N + col] = sum;
+}
+
 // FALLBACK: a barrier only some lanes reach is left to the per-thread paths.
 kernel void fallback(device const float* x [[buffer(0)]], device float* y [[buffer(1)]],
                      uint gid [[thread_position_in_grid]], uint lid [[thread_index_in_threadgroup]]) {
@@ -265,6 +286,8 @@ def main():
     x = rng.uniform(-2, 6, 256).astype(np.float32)
     ints = rng.integers(-1000, 1000, 256).astype(np.int32)
     x4 = rng.uniform(-2, 2, (256, 4)).astype(np.float32)
+    a48 = rng.uniform(-1, 1, (48, 48)).astype(np.float32)
+    b48 = rng.uniform(-1, 1, (48, 48)).astype(np.float32)
     for kernel, grid, group, buffers, outputs, vector in (
             ("loops", (256,), (96,), {0: save("x", x), 1: "zeros:float32:256"}, [1], True),
             ("loops", (200,), (50,), {0: save("x", x), 1: "zeros:float32:200"}, [1], True),
@@ -274,11 +297,17 @@ def main():
                                        3: "fill:uint32:256:4294967295"}, [1, 2, 3], True),
             ("mixed", (200,), (100,), {0: save("x4", x4), 1: "zeros:float32:1024", 2: "zeros:uint32:1",
                                        3: "fill:uint32:256:4294967295"}, [1, 2, 3], True),
+            ("tile_loop", (48, 32), (16, 16), {0: save("a48", a48), 1: save("b48", b48), 2: "zeros:float32:2304",
+                                                3: "scalar:uint32:48"}, [2], True),
             ("fallback", (128,), (64,), {0: save("x", x), 1: "zeros:float32:128"}, [1], False)):
         if opt.filter and opt.filter not in kernel:
             continue
-        run(f"{kernel} {grid[0]}/{group[0]}", kernel, grid, group, buffers, outputs, vector,
-            unordered=(3,) if kernel == "mixed" else ())
+        got = run(f"{kernel} {grid[0]}/{group[0]}", kernel, grid, group, buffers, outputs, vector,
+                  unordered=(3,) if kernel == "mixed" else ())
+        if kernel == "tile_loop" and got is not None:
+            want = a48.astype(np.float64) @ b48.astype(np.float64)
+            if not np.allclose(got[2].reshape(48, 48)[:32, :], want[:32, :], rtol=1e-5, atol=1e-4):
+                problems.append("tile_loop: C differs from numpy's A @ B")
     if not opt.filter or opt.filter in "overruns":
         width, rows_n = 100, 4
         same_findings(opt, path, tmp, problems, rows, "overruns", "overruns", rows_n * 64, 64,
