@@ -5,7 +5,10 @@
 # Given a nanobind checkout, it builds MLX's Python package too and runs MLX's Python tests.
 #
 #   scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--build-only] [--jobs N]
-#                                        [--tests cpp|python|all] [--timeout SECONDS]
+#                                        [--tests cpp|python|all] [--timeout SECONDS] [--xdist N]
+#
+# --xdist N runs the Python suite in one pytest run over N pytest-xdist workers that share one
+# compile cache (a test file per worker at a time); without it, one test file per process in turn.
 #
 # Work happens in $MSLSIM_MLX_WORK (default build/mlx-on-linux): an installed mslsim, a copy of the
 # checkout with the changes below, MLX's build, and the results (results.md, tests.xml).
@@ -34,8 +37,8 @@
 #                               `g++` (Apple's clang on macOS), from a preamble clang-16 preprocessed
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mlx= nanobind= build_only=0 jobs=2 suites=all timeout=300
-usage="usage: scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--build-only] [--jobs N] [--tests cpp|python|all] [--timeout SECONDS]"
+mlx= nanobind= build_only=0 jobs=2 suites=all timeout=300 xdist=0
+usage="usage: scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--build-only] [--jobs N] [--tests cpp|python|all] [--timeout SECONDS] [--xdist N]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-only) build_only=1 ;;
@@ -43,6 +46,7 @@ while [ $# -gt 0 ]; do
     --nanobind) nanobind=$(cd "$2" && pwd); shift ;;
     --tests) suites=$2; shift ;;
     --timeout) timeout=$2; shift ;;
+    --xdist) xdist=$2; shift ;;
     -*) echo "mlx-on-linux: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
     *) mlx=$(cd "$1" && pwd) ;;
   esac
@@ -69,7 +73,7 @@ work=$(cd "$work" && pwd)
 
 # Packages MLX needs beyond mslsim's own.
 # (python3-dev, numpy and pytest, for the Python package and its tests, are among mslsim's own.)
-"$root/scripts/install-packages.sh" libopenblas-dev liblapacke-dev doctest-dev rsync
+"$root/scripts/install-packages.sh" libopenblas-dev liblapacke-dev doctest-dev rsync python3-pytest-xdist python3-pytest-timeout
 
 # 1. mslsim, built and installed where MLX's build finds it.
 "$root/scripts/setup.sh" > "$work/mslsim-build.log"
@@ -147,7 +151,7 @@ if [ "$suites" != python ]; then
 fi
 if [ "$suites" != cpp ] && [ $python_on = ON ]; then
   PYTHONPATH="$src/python" /usr/bin/python3 "$here/run_cases.py" python --tests "$src/python/tests" \
-    --out "$work/python.jsonl" --deny "$here/deny-python.txt" --timeout "$timeout" \
+    --out "$work/python.jsonl" --deny "$here/deny-python.txt" --timeout "$timeout" --xdist "$xdist" \
     > "$work/python-run.log" 2>&1 || true
   results+=("$work/python.jsonl")
 fi

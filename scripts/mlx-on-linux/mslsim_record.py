@@ -5,22 +5,37 @@ and what the tests before it did.
 
 After each test it waits for the test's GPU work (mx.synchronize): MLX reports a failed command
 buffer at the next synchronisation, which without this may be in a later test; so a test's error
-is its own."""
+is its own.
+
+Under pytest-xdist (run_cases.py --xdist) the tests run in the workers, which write the records;
+with $MSLSIM_TIMEOUT set, a test still running that many seconds after it started gets a
+`timeout` record just before pytest-timeout ends its worker (a record per line, each written at
+once: the workers append to one file)."""
 import json
 import os
+import threading
 import time
 
 _out = None
+_timers = {}
 
 
 def _write(**record):
+    if _out is None:
+        return
     _out.write(json.dumps(record) + "\n")
     _out.flush()
 
 
 def pytest_configure(config):
     global _out
-    _out = open(os.environ["MSLSIM_RECORD"], "a")
+    # Under xdist the controller sees every report the workers send: only the workers write.
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        _out = open(os.environ["MSLSIM_RECORD"], "a")
+
+
+def _timed_out(nodeid, started):
+    _write(event="timeout", nodeid=nodeid, seconds=time.time() - started)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -37,7 +52,20 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_runtest_logstart(nodeid, location):
-    _write(event="start", nodeid=nodeid, time=time.time())
+    started = time.time()
+    _write(event="start", nodeid=nodeid, time=started, worker=os.environ.get("PYTEST_XDIST_WORKER", ""))
+    limit = float(os.environ.get("MSLSIM_TIMEOUT", "0"))
+    if limit > 0 and _out is not None:
+        timer = threading.Timer(max(limit - 0.5, 0.1), _timed_out, (nodeid, started))
+        timer.daemon = True
+        timer.start()
+        _timers[nodeid] = timer
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    timer = _timers.pop(nodeid, None)
+    if timer is not None:
+        timer.cancel()
 
 
 def pytest_runtest_logreport(report):

@@ -232,6 +232,62 @@ def run_python(args, deny, done, out, rerun=()):
         deselect.close()
 
 
+def run_python_xdist(args, deny, out):
+    """The whole suite in one pytest run over args.xdist pytest-xdist workers sharing one compile
+    cache, a test file's tests in one worker (--dist loadfile: MLX's test classes set up per
+    file). pytest-timeout (thread method) ends a worker whose test runs past the limit, and xdist
+    starts another; the record plugin names the test (a `timeout` record)."""
+    tests = os.path.abspath(args.tests)
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = sorted(f for f in os.listdir(tests) if f.startswith("test_") and f.endswith(".py")
+                   and (not args.only or f in args.only))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
+    skip = {n: r for n, r in deny.items() if n.split("::")[0] in files}
+    for name, reason in skip.items():
+        emit(out, dict(suite="python", file=name.split("::")[0], name=name, status="denied", seconds=0.0,
+                       message=reason))
+    with tempfile.NamedTemporaryFile(suffix=".jsonl") as stats, \
+            tempfile.NamedTemporaryFile(suffix=".txt", mode="w+") as deselect, \
+            tempfile.NamedTemporaryFile(suffix=".jsonl", mode="w+") as record, \
+            tempfile.NamedTemporaryFile(suffix=".log", mode="w+") as log:
+        deselect.write("\n".join(skip))
+        deselect.flush()
+        env.update(MSLSIM_METAL_STATS=stats.name, MSLSIM_DESELECT=deselect.name, MSLSIM_RECORD=record.name,
+                   MSLSIM_TIMEOUT=str(args.timeout))
+        cmd = [args.python, "-m", "pytest", *files, "-q", "-p", "no:cacheprovider", "--rootdir", tests,
+               "-p", "mslsim_record", "-n", str(args.xdist), "--dist", "loadfile",
+               "--max-worker-restart", "1000", "--timeout", str(args.timeout),
+               "--timeout-method", "thread"]
+        proc = subprocess.run(cmd, cwd=tests, stdout=log, stderr=subprocess.STDOUT, env=env)
+        record.seek(0)
+        events = [json.loads(l) for l in record.read().splitlines() if l.endswith("}")]
+        log.seek(0)
+        tail = " ".join(log.read().strip().splitlines()[-3:])
+        results = {}
+        for e in events:
+            if e["event"] == "end":
+                previous = results.get(e["nodeid"])
+                if previous is None or previous["status"] == "passed":
+                    results[e["nodeid"]] = dict(status="failed" if e["outcome"] == "failed" else e["outcome"],
+                                                seconds=e["seconds"] + (previous["seconds"] if previous else 0.0),
+                                                message=e["message"])
+            elif e["event"] == "timeout" and e["nodeid"] not in results:
+                results[e["nodeid"]] = dict(status="timeout", seconds=e["seconds"],
+                                            message=f"stopped after {args.timeout:.0f} s")
+        for e in events:
+            if e["event"] == "start" and e["nodeid"] not in results:
+                results[e["nodeid"]] = dict(status="crashed", seconds=0.0,
+                                            message=f"its worker died in this test (pytest exit {proc.returncode})")
+        for nodeid, r in sorted(results.items()):
+            emit(out, dict(suite="python", file=nodeid.split("::")[0], name=nodeid, **r))
+        if not results:
+            emit(out, dict(suite="python", file="(suite)", name="(suite)", status="crashed", seconds=0.0,
+                           message=f"pytest exit {proc.returncode}: {tail}"[:1000]))
+        emit(out, dict(suite="python", file="(suite)", name="(suite)::<GPU work>", status="stats",
+                       seconds=0.0, message="", stats=read_stats(stats.name)))
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("suite", choices=["cpp", "python"])
@@ -248,6 +304,9 @@ def main():
     p.add_argument("--rerun-timeouts", action="store_true",
                    help="with --rerun-failed: the tests stopped by the time limit too")
     p.add_argument("--only", nargs="*", help="python: only these test files")
+    p.add_argument("--xdist", type=int, default=0, metavar="N",
+                   help="python: the whole suite in one pytest run over N pytest-xdist workers "
+                        "(python3-pytest-xdist, python3-pytest-timeout) sharing one compile cache")
     p.add_argument("--denied", action="store_true",
                    help="python: run only the tests --deny names, with the time limit, to see which still need their entry")
     args = p.parse_args()
@@ -262,6 +321,8 @@ def main():
     with open(args.out, "a" if args.resume or args.rerun_failed else "w") as out:
         if args.suite == "cpp":
             run_cpp(args, deny, done, out)
+        elif args.xdist:
+            run_python_xdist(args, deny, out)
         else:
             run_python(args, deny, done, out, rerun=set(last) - done if args.rerun_failed else ())
 
