@@ -58,6 +58,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "EmbeddedHeaders.h"
 #include "KernelSelection.h"
@@ -1256,9 +1257,11 @@ void markUsed(const std::string& file) { ::utimensat(AT_FDCWD, file.c_str(), nul
 // reader sees all of it or nothing.
 void publishFile(const std::string& file, llvm::StringRef bytes) {
   llvm::sys::fs::create_directories(llvm::sys::path::parent_path(file));
-  // A dot-file until it is complete: the cache's trim removes only old ones of those.
+  // A dot-file until it is complete (the cache's trim removes only old ones of those), named by
+  // process and thread: two writers never share it.
   std::string temporary = (llvm::sys::path::parent_path(file) + "/." + llvm::sys::path::filename(file) + "." +
-                           std::to_string(llvm::sys::Process::getProcessId()))
+                           std::to_string(llvm::sys::Process::getProcessId()) + "-" +
+                           std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())))
                               .str();
   std::error_code ec;
   {

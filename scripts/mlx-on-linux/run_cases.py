@@ -135,6 +135,27 @@ def run_cpp(args, deny, done, out):
                        message=message[:1000], stats=work))
 
 
+def outcomes(events, timeout, unfinished):
+    """Each test's record from the plugin's events (mslsim_record.py): its outcome where it ended (a
+    failure in teardown after a passing call wins), `timeout` where the plugin saw it reach the
+    limit, and `unfinished(start event)` for a test that started and said nothing more."""
+    results = {}
+    for e in events:
+        if e["event"] == "end":
+            previous = results.get(e["nodeid"])
+            if previous is None or previous["status"] == "passed":
+                results[e["nodeid"]] = dict(status="failed" if e["outcome"] == "failed" else e["outcome"],
+                                            seconds=e["seconds"] + (previous["seconds"] if previous else 0.0),
+                                            message=e["message"])
+        elif e["event"] == "timeout" and e["nodeid"] not in results:
+            # pytest-timeout ends the worker at the limit, just after the plugin's record.
+            results[e["nodeid"]] = dict(status="timeout", seconds=timeout, message=f"stopped after {timeout:.0f} s")
+    for e in events:
+        if e["event"] == "start" and e["nodeid"] not in results:
+            results[e["nodeid"]] = unfinished(e)
+    return results
+
+
 def run_python(args, deny, done, out, rerun=()):
     tests = os.path.abspath(args.tests)
     here = os.path.dirname(os.path.abspath(__file__))
@@ -200,23 +221,12 @@ def run_python(args, deny, done, out, rerun=()):
                 # error MLX throws on a thread of its own), a fatal signal.
                 why = re.search(r"(terminating due to uncaught exception.*(?:\n.*){0,3}|Fatal Python error.*)", text)
                 tail = why.group(1) if why else " ".join(text.strip().splitlines()[-3:])
-            results = {}
-            for e in events:
-                if e["event"] == "end":
-                    previous = results.get(e["nodeid"])
-                    if previous is None or previous["status"] == "passed":
-                        results[e["nodeid"]] = dict(
-                            status="failed" if e["outcome"] == "failed" else e["outcome"],
-                            seconds=e["seconds"] + (previous["seconds"] if previous else 0.0),
-                            message=e["message"])
-            for e in events:
-                if e["event"] == "start" and e["nodeid"] not in results:
-                    # The test the process was in when it was killed or died.
-                    results[e["nodeid"]] = dict(
-                        status="timeout" if killed else "crashed",
-                        seconds=time.time() - e["time"] if killed else 0.0,
-                        message=f"stopped after {args.timeout:.0f} s" if killed
-                        else f"the process died in this test (exit {proc.returncode}): {tail}")
+            # The test the process was in when it was killed or died.
+            results = outcomes(events, args.timeout, lambda e: dict(
+                status="timeout" if killed else "crashed",
+                seconds=time.time() - e["time"] if killed else 0.0,
+                message=f"stopped after {args.timeout:.0f} s" if killed
+                else f"the process died in this test (exit {proc.returncode}): {tail}"))
             for nodeid, r in results.items():
                 emit(out, dict(suite="python", file=file, name=nodeid, **r))
                 recorded.add(nodeid)
@@ -264,21 +274,8 @@ def run_python_xdist(args, deny, out):
         events = [json.loads(l) for l in record.read().splitlines() if l.endswith("}")]
         log.seek(0)
         tail = " ".join(log.read().strip().splitlines()[-3:])
-        results = {}
-        for e in events:
-            if e["event"] == "end":
-                previous = results.get(e["nodeid"])
-                if previous is None or previous["status"] == "passed":
-                    results[e["nodeid"]] = dict(status="failed" if e["outcome"] == "failed" else e["outcome"],
-                                                seconds=e["seconds"] + (previous["seconds"] if previous else 0.0),
-                                                message=e["message"])
-            elif e["event"] == "timeout" and e["nodeid"] not in results:
-                results[e["nodeid"]] = dict(status="timeout", seconds=e["seconds"],
-                                            message=f"stopped after {args.timeout:.0f} s")
-        for e in events:
-            if e["event"] == "start" and e["nodeid"] not in results:
-                results[e["nodeid"]] = dict(status="crashed", seconds=0.0,
-                                            message=f"its worker died in this test (pytest exit {proc.returncode})")
+        results = outcomes(events, args.timeout, lambda e: dict(
+            status="crashed", seconds=0.0, message=f"its worker died in this test (pytest exit {proc.returncode})"))
         for nodeid, r in sorted(results.items()):
             emit(out, dict(suite="python", file=nodeid.split("::")[0], name=nodeid, **r))
         if not results:
