@@ -434,6 +434,7 @@ class LaneVectoriser {
           if (call->isLifetimeStartOrEnd() || named(*call, hook::kPrivateOverrun)) continue;  // reports only
           if (auto* copy = llvm::dyn_cast<llvm::MemTransferInst>(call); copy && copy->getRawSource() == v && copy->getRawDest() != v)
             continue;  // a copy out of it reads it
+          if (named(*call, hook::kSimdgroupMma) && call->getArgOperand(0) == v) continue;  // reads the operands
           if (!isExchange(*call) || call->getArgOperand(0) == v || call->getArgOperand(1) != v) return false;
           ++exchanges;
         } else {
@@ -1307,6 +1308,7 @@ class LaneVectoriser {
     if (name == "__mslsim_simd_inactive_read") return perLane(call, mask);
     if (name == hook::kAccess) return emitLanesHook(call, mask, hook::kLanesAccess);
     if (name == hook::kPrivateOverrun) return emitLanesHook(call, mask, hook::kLanesPrivateOverrun);
+    if (name == hook::kSimdgroupMma) return emitSimdgroupMma(call, mask);
     if (name.startswith("__mslsim_")) return fail("a call of " + name.str());
     if (auto id = callee->getIntrinsicID()) {
       switch (id) {
@@ -1427,6 +1429,22 @@ class LaneVectoriser {
       values_[&call] = b_->CreateZExt(b_->CreateBitCast(r, maskType()), llvm::FixedVectorType::get(i32(), kLanes));
     else  // one access for every lane: one answer
       values_[&call] = b_->CreateZExt(b_->CreateICmpNE(r, b_->getInt32(0)), i32());
+    return true;
+  }
+
+  // A simdgroup_matrix product's arithmetic (hook::kSimdgroupMma, whose lane operand is the calling
+  // lane): one call for the lanes of `mask`, each lane's result read from an array of the
+  // function's.
+  llvm::AllocaInst* mmaResults_ = nullptr;
+  bool emitSimdgroupMma(llvm::CallBase& call, llvm::Value* mask) {
+    llvm::Value* operands = call.getArgOperand(0);
+    if (isVarying(operands)) return fail("a simdgroup_matrix product of per-lane operands");
+    if (!mmaResults_)
+      mmaResults_ = llvm::IRBuilder<>(&*g_->getEntryBlock().getFirstInsertionPt()).CreateAlloca(llvm::ArrayType::get(i64(), kLanes));
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr(), i32(), ptr()}, false);
+    b_->CreateCall(module_.getOrInsertFunction(hook::kLanesSimdgroupMma, type),
+                   {scalar(operands), b_->CreateBitCast(mask, i32()), mmaResults_});
+    values_[&call] = b_->CreateAlignedLoad(llvm::FixedVectorType::get(i64(), kLanes), mmaResults_, mmaResults_->getAlign());
     return true;
   }
 

@@ -946,6 +946,9 @@ void __mslsim_poll_read(const void* address, uint64_t value, uint32_t size) {
 }
 }
 
+extern "C" uint64_t __mslsim_simdgroup_mma(const void* lanes, unsigned lane);  // SimdgroupMatrix.cpp
+extern "C" void __mslsim_lanes_simdgroup_mma(const void* lanes, unsigned mask, uint64_t* results);
+
 std::vector<RuntimeSymbol> runtimeSymbols() {
   return {
       {"__mslsim_threadgroup_barrier", reinterpret_cast<void*>(&__mslsim_threadgroup_barrier)},
@@ -967,6 +970,8 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {hook::kPrivateOverrun, reinterpret_cast<void*>(&__mslsim_private_overrun)},
       {hook::kLanesAccess, reinterpret_cast<void*>(&__mslsim_lanes_access)},
       {hook::kLanesPrivateOverrun, reinterpret_cast<void*>(&__mslsim_lanes_private_overrun)},
+      {hook::kSimdgroupMma, reinterpret_cast<void*>(&__mslsim_simdgroup_mma)},
+      {hook::kLanesSimdgroupMma, reinterpret_cast<void*>(&__mslsim_lanes_simdgroup_mma)},
       {"__mslsim_simd_inactive_read", reinterpret_cast<void*>(&__mslsim_simd_inactive_read)},
       {"__mslsim_cancel_flag", reinterpret_cast<void*>(&cancelFlag())},
   };

@@ -19,6 +19,12 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
 // MSL). Returns the byte the value is to be made of: the SIMD check reruns the dispatch with other
 // bytes to find out whether the value reaches memory.
 unsigned __mslsim_simd_inactive_read(unsigned lane, const char* file, unsigned line, unsigned column);
+// One lane's two elements of an 8x8x8 simdgroup_matrix product: `lanes` holds the 32 lanes'
+// operands as exchanged by __mslsim_simd_exchange (six floats per lane: its two elements of A, of
+// B and of the accumulator), all lanes active. Returns the elements (row, col) and (row, col + 1)
+// of lane `lane` (the caller's) as two floats' bits, the first in the low half: each is
+// fma(A[row][k], B[k][col], acc) for k = 0..7 from acc = the accumulator, rounded once per fma.
+__UINT64_TYPE__ __mslsim_simdgroup_mma(const void* lanes, unsigned lane);
 // The calling thread's lane in its SIMD-group (0..31) and the SIMD-group width (always 32).
 unsigned __mslsim_simd_lane(void);
 }

@@ -11,7 +11,9 @@
 // at src + origin.y*elements_per_row + origin.x and transpose swaps the roles of its rows and
 // columns. The multiplications gather the other lanes' elements with one SIMD-group exchange of all
 // operand fragments, compute every result element in float as fma(a[r][k], b[k][c], acc) for
-// k = 0..7 starting from acc = c[r][c] (or 0), and round once to the destination type.
+// k = 0..7 starting from acc = c[r][c] (or 0), and round once to the destination type. With every
+// lane active the simulator does that arithmetic (__mslsim_simdgroup_mma, the same steps): a
+// product costs it about what one lane's share costs in the kernel's own code.
 // All operations must run in uniform control flow within the SIMD-group (as on the GPU).
 #pragma once
 #include "simd.h"
@@ -82,35 +84,36 @@ METAL_FUNC void simdgroup_store(const thread simdgroup_matrix<T, C, R>& a, type_
   }
 }
 
-template <class Ta, class Tb> struct __sgmm_frag { vec<Ta, 2> a; vec<Tb, 2> b; };
+// A lane's operands for the exchange, in float (exact for half and bfloat): its elements of A and B
+// and of the accumulator (zero for a plain product: fma(a, b, +0.0) rounds as the first step of
+// a product does).
+struct __sgmm_in { float a0, a1, b0, b1, c0, c1; };
 struct __sgmm_out { float x, y; };  // not float2: a non-dependent vec here would be instantiated by every include
 // The calling lane's two elements of a*b (+ c), in float.
 template <bool Acc, class Ta, class Tb, class Tc>
 METAL_FUNC __sgmm_out __sgmm(const simdgroup_matrix<Ta, 8, 8>& a, const simdgroup_matrix<Tb, 8, 8>& b,
                          const vec<Tc, 2>& c, const char* f, unsigned ln, unsigned cl) {
-  using __frag = __sgmm_frag<Ta, Tb>;
-  __MSLSIM_LANES(__frag, L);
-  __exchange(L, __sgmm_frag<Ta, Tb>{a.__e, b.__e}, f, ln, cl);
+  const float c0 = Acc ? float(c[0]) : 0.0f, c1 = Acc ? float(c[1]) : 0.0f;
+  __MSLSIM_LANES(__sgmm_in, L);
+  __exchange(L, __sgmm_in{float(a.__e[0]), float(a.__e[1]), float(b.__e[0]), float(b.__e[1]), c0, c1}, f, ln, cl);
+  // Every lane taking part (as MSL requires): the simulator multiplies, natively, and in vector
+  // lanes once for the SIMD-group. The same arithmetic as below.
+  if (L.mask == ~0u) {
+    __UINT64_TYPE__ r = __mslsim_simdgroup_mma(L.v, L.me);
+    return __sgmm_out{__builtin_bit_cast(float, unsigned(r)), __builtin_bit_cast(float, unsigned(r >> 32))};
+  }
+  // Some lanes inactive: their elements are undefined values (reported by the SIMD check).
   unsigned row = simdgroup_matrix<Ta, 8, 8>::__row(L.me), col = simdgroup_matrix<Ta, 8, 8>::__col(L.me);
   // Lane holding element (r, c0) of any operand, c0 even: invert the layout.
   auto lane_of = [](unsigned r, unsigned c0) {
     return ((r & 4u) << 2) | ((c0 & 4u) << 1) | ((r & 3u) << 1) | ((c0 >> 1) & 1u);
   };
-  float ra[8], rb0[8], rb1[8];
-  for (unsigned k = 0; k < 8; k += 2) {
-    __sgmm_frag<Ta, Tb> fa = L.at(lane_of(row, k));
-    ra[k] = float(fa.a[0]);
-    ra[k + 1] = float(fa.a[1]);
-  }
+  float acc0 = c0, acc1 = c1;
   for (unsigned k = 0; k < 8; ++k) {
-    __sgmm_frag<Ta, Tb> fb = L.at(lane_of(k, col));
-    rb0[k] = float(fb.b[0]);
-    rb1[k] = float(fb.b[1]);
-  }
-  float acc0 = Acc ? float(c[0]) : 0.0f, acc1 = Acc ? float(c[1]) : 0.0f;
-  for (unsigned k = 0; k < 8; ++k) {
-    acc0 = __builtin_fmaf(ra[k], rb0[k], acc0);
-    acc1 = __builtin_fmaf(ra[k], rb1[k], acc1);
+    __sgmm_in fa = L.at(lane_of(row, k & ~1u)), fb = L.at(lane_of(k, col));
+    float ra = (k & 1u) ? fa.a1 : fa.a0;
+    acc0 = __builtin_fmaf(ra, fb.b0, acc0);
+    acc1 = __builtin_fmaf(ra, fb.b1, acc1);
   }
   return __sgmm_out{acc0, acc1};
 }
