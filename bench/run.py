@@ -110,6 +110,13 @@ def make_gemm_plain(n, rng):
                 (a.astype(np.float64) @ b).ravel(), 1e-4, 1e-3, float(n) ** 3, f"{n}x{n}")
 
 
+def make_gemm_simdgroup(n, rng):
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+    return Case([("npy", a), ("npy", b), ("zeros", n * n), ("uint", n)], (n // 32 * 128, n // 32), (128, 1), 2,
+                (a.astype(np.float64) @ b).ravel(), 1e-4, 1e-3, float(n) ** 3, f"{n}x{n}")
+
+
 def make_reduce(n, rng):
     x = uniform(rng, n)
     return Case([("npy", x), ("zeros", n // 256), ("uint", n)], (n,), (256,), 1,
@@ -171,6 +178,10 @@ BENCHES = [
     # once lost the vector lanes; a tree reduction small enough for per-dispatch costs to show.
     Bench("gemm_plain", "tiled SGEMM 16x16, unguarded, `constant uint& N`", "gemm_plain", "gemm_plain", "gemm_plain",
           False, "gemm", make_gemm_plain, 512, 64, 128, 32),
+    # The matrix products of MLX's and ggml's GEMMs and attention (simdgroup_matrix; the OpenCL
+    # peers compute the same tiles without them).
+    Bench("gemm_simdgroup", "SGEMM with simdgroup_matrix 8x8 products", "gemm_simdgroup", "gemm_simdgroup",
+          "gemm_simdgroup", False, "gemm", make_gemm_simdgroup, 512, 64, 128, 32),
     Bench("reduce", "tree reduction, barriers", "reduce", "reduce_tree", "reduce", False, "reduce", make_reduce,
           16 * M, 256 << 10, M, 16 << 10),
     Bench("reduce16k", "tree reduction, barriers", "reduce", "reduce_tree", "reduce", False, "reduce", make_reduce,

@@ -97,7 +97,7 @@ def collect_cases(substring):
 
 # The bench kernels (bench/run.py) at small sizes, ragged where the kernel allows: their inputs are
 # written once into `data_root`, and each becomes a case like the others.
-BENCH_SIZES = {"add": 5000, "softcap": 5000, "gemm512": 48, "reduce": 8192, "reduce_simd": 8192,
+BENCH_SIZES = {"add": 5000, "softcap": 5000, "gemm512": 48, "gemm_simdgroup": 64, "reduce": 8192, "reduce_simd": 8192,
                "depthwise": 8192, "scan": 8192}
 
 

@@ -244,16 +244,20 @@ def run_python(args, deny, done, out, rerun=()):
 
 def run_python_xdist(args, deny, out):
     """The whole suite in one pytest run over args.xdist pytest-xdist workers sharing one compile
-    cache, a test file's tests in one worker (--dist loadfile: MLX's test classes set up per
-    file). pytest-timeout (thread method) ends a worker whose test runs past the limit, and xdist
-    starts another; the record plugin names the test (a `timeout` record)."""
+    cache, tests handed out one by one (--dist load). pytest-timeout (thread method) ends a
+    worker whose test runs past the limit, and xdist starts another; the record plugin names the
+    test (a `timeout` record). Not --dist loadfile: Debian 12's pytest-xdist 3.1 then hangs for
+    good once it has replaced a few ended workers (pytest-dev/pytest-xdist#784, fixed upstream
+    in 2026 by #1328): the whole suite stopped after 10 minutes with both workers idle."""
     tests = os.path.abspath(args.tests)
     here = os.path.dirname(os.path.abspath(__file__))
     files = sorted(f for f in os.listdir(tests) if f.startswith("test_") and f.endswith(".py")
                    and (not args.only or f in args.only))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (here, env.get("PYTHONPATH")) if p)
-    skip = {n: r for n, r in deny.items() if n.split("::")[0] in files}
+    named = {n: r for n, r in deny.items() if n.split("::")[0] in files}
+    # --denied: only the deny-list's tests, each by its node id; otherwise every file without them.
+    targets, skip = (sorted(named), {}) if args.denied else (files, named)
     for name, reason in skip.items():
         emit(out, dict(suite="python", file=name.split("::")[0], name=name, status="denied", seconds=0.0,
                        message=reason))
@@ -265,8 +269,8 @@ def run_python_xdist(args, deny, out):
         deselect.flush()
         env.update(MSLSIM_METAL_STATS=stats.name, MSLSIM_DESELECT=deselect.name, MSLSIM_RECORD=record.name,
                    MSLSIM_TIMEOUT=str(args.timeout))
-        cmd = [args.python, "-m", "pytest", *files, "-q", "-p", "no:cacheprovider", "--rootdir", tests,
-               "-p", "mslsim_record", "-n", str(args.xdist), "--dist", "loadfile",
+        cmd = [args.python, "-m", "pytest", *targets, "-q", "-p", "no:cacheprovider", "--rootdir", tests,
+               "-p", "mslsim_record", "-n", str(args.xdist), "--dist", "load",
                "--max-worker-restart", "1000", "--timeout", str(args.timeout),
                "--timeout-method", "thread"]
         proc = subprocess.run(cmd, cwd=tests, stdout=log, stderr=subprocess.STDOUT, env=env)
