@@ -1475,6 +1475,19 @@ class LaneVectoriser {
         if (wholeOwnObject(a, a->getAllocatedType()) && layout_.getTypeStoreSize(a->getAllocatedType()) == bytes &&
             bytes == chunk)
           own = privateCopies_.at(a);
+      // A larger object of the lanes' own (a struct, a float4: the simdgroup_matrix operands): the
+      // lanes' copies lie as the buffer wants them, lane j's at j * size, so the buffer is a copy
+      // of them, inactive lanes' words included (never read back), rather than a gather and a
+      // scatter per word.
+      if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(call.getArgOperand(0)); a && !own && privateCopies_.count(a) &&
+                                                                                a->isStaticAlloca() &&
+                                                                                llvm::cast<llvm::ConstantInt>(a->getArraySize())->isOne() &&
+                                                                                layout_.getTypeAllocSize(a->getAllocatedType()) == bytes) {
+        llvm::AllocaInst* copies = privateCopies_.at(a);
+        b_->CreateMemCpy(base, llvm::Align(chunk), copies, copies->getAlign(), kLanes * bytes);
+        values_[&call] = b_->CreateBitCast(mask, i32());
+        return true;
+      }
       for (uint64_t at = 0; at < bytes; at += chunk) {
         if (own) {
           b_->CreateAlignedStore(b_->CreateAlignedLoad(w, own, llvm::Align(chunk)), base, llvm::Align(chunk));
