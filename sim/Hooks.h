@@ -44,13 +44,13 @@ constexpr const char* kPrivateOverrun = "__mslsim_private_overrun";
 // returns the lanes whose access may happen; void(ptr addresses[32], i64 size, i32 site, ptr
 // bases[32], i32 lanes). Bit l of a mask is lane l.
 constexpr const char* kLanesAccess = "__mslsim_lanes_access";
+constexpr const char* kLanesPrivateOverrun = "__mslsim_lanes_private_overrun";
 // i64(ptr lanes, i32 lane): one lane's two elements of a simdgroup_matrix product from the
 // exchanged operands (frontend/include/metal/__mslsim/hooks.h); in a SIMD-group function, once for
 // the lanes of a mask: void(ptr lanes, i32 mask, ptr results[32 x i64]). Pure arithmetic
 // (SimdgroupMatrix.cpp).
 constexpr const char* kSimdgroupMma = "__mslsim_simdgroup_mma";
 constexpr const char* kLanesSimdgroupMma = "__mslsim_lanes_simdgroup_mma";
-constexpr const char* kLanesPrivateOverrun = "__mslsim_lanes_private_overrun";
 // ptr(void), once per instrumented function call: a table of {u64 begin, u64 end} per access site.
 // An access of [address, address + size) inside its site's range goes ahead without calling
 // kAccess: the simulator puts there the allocation the site's pointer comes from when only the
