@@ -64,6 +64,7 @@
 #include "KernelSelection.h"
 #include "SourcePrefix.h"
 #include "SourceRewriter.h"
+#include "StdlibBoundary.h"
 
 namespace mslsim {
 
@@ -1082,6 +1083,7 @@ class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
     if (!codegen) return nullptr;
     clang::ASTConsumer* generator = codegen.get();
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(makeStdlibBoundaryCheck(ci, kHeaderRoot));
     consumers.push_back(
         std::make_unique<KernelCollector>(ci, generator, wantedKernels(options_), diags_, result_, prefixPch_));
     if (auto wanted = wantedKernels(options_))
@@ -1114,7 +1116,10 @@ class MslListingAction : public clang::ASTFrontendAction {
     ASTFrontendAction::ExecuteAction();
   }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
-    return std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, result_, prefixPch_);
+    std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(makeStdlibBoundaryCheck(ci, kHeaderRoot));
+    consumers.push_back(std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, result_, prefixPch_));
+    return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
   }
 
  private:
@@ -1481,6 +1486,7 @@ class PrecompiledPrefix : public PchBuildingAction {
   // The prefix described (its function constants; a kernel refuses it) as it is written.
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef file) override {
     std::vector<std::unique_ptr<clang::ASTConsumer>> consumers;
+    consumers.push_back(makeStdlibBoundaryCheck(ci, kHeaderRoot));
     consumers.push_back(std::make_unique<KernelCollector>(ci, nullptr, std::set<std::string>(), diags_, described_));
     consumers.push_back(PchBuildingAction::CreateASTConsumer(ci, file));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));

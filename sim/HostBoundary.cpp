@@ -4,6 +4,9 @@
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
 #include <functional>
@@ -89,7 +92,65 @@ SourcePosition firstUse(const llvm::Value& value, const SourceIndex& sources) {
   return {};
 }
 
+// The allowed library functions that write through pointer arguments, and how many bytes each
+// writes through each of them (frexp and remquo write an int; the others a value of their type).
+struct PointerWrites {
+  const char* name;
+  unsigned bytes;
+};
+const PointerWrites kPointerWriters[] = {
+    {"frexpf", 4}, {"frexp", 4},   {"remquof", 4},   {"remquo", 4},   {"modff", 4},     {"modf", 8},
+    {"sincosf", 4}, {"sincos", 8}, {"sincospif", 4}, {"sincospi", 8},
+};
+
+// Memory functions and vector math variants: the front end emits neither (it makes memory
+// intrinsics, whose accesses the checks see), so a call to one is to a declaration of the program's.
+bool isUnwrittenByFrontEnd(llvm::StringRef name) {
+  return name == "memcpy" || name == "memset" || name == "memmove" || name.startswith("_ZGV");
+}
+
+// Whether `pointer` is the address of a local variable with at least `bytes` bytes from it.
+bool pointsIntoLocal(const llvm::Value* pointer, unsigned bytes, const llvm::DataLayout& layout) {
+  llvm::APInt offset(layout.getIndexTypeSizeInBits(pointer->getType()), 0);
+  const llvm::Value* base = pointer->stripAndAccumulateConstantOffsets(layout, offset, /*AllowNonInbounds=*/true);
+  auto* local = llvm::dyn_cast<llvm::AllocaInst>(base);
+  if (!local || offset.isNegative()) return false;
+  std::optional<llvm::TypeSize> size = local->getAllocationSize(layout);
+  return size && !size->isScalable() && offset.getZExtValue() + bytes <= size->getFixedValue();
+}
+
 const char* const kWhy = ": MSL kernels can call only functions defined in the program and the Metal standard library";
+
+// The program's calls to library functions that write through pointers: see checkHostBoundary.
+bool checkLibraryWrites(const llvm::Module& module, const SourceIndex& sources, std::string& error) {
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (const llvm::Function& f : module) {
+    if (!f.isDeclaration() || f.isIntrinsic()) continue;
+    llvm::StringRef name = f.getName();
+    const PointerWrites* writes = nullptr;
+    for (const PointerWrites& w : kPointerWriters)
+      if (name == w.name) writes = &w;
+    if (!writes && !isUnwrittenByFrontEnd(name)) continue;
+    for (const llvm::User* user : f.users()) {
+      auto* call = llvm::dyn_cast<llvm::CallBase>(user);
+      if (!writes || !call || call->getCalledOperand() != &f) {
+        error = locatedError(firstUse(f, sources), sources,
+                             (writes ? "use of the address of '" : "call to '") + spelling(name) +
+                                 "', which is declared but not defined in the program" + kWhy);
+        return false;
+      }
+      for (const llvm::Use& argument : call->args())
+        if (argument->getType()->isPointerTy() && !pointsIntoLocal(argument.get(), writes->bytes, layout)) {
+          error = locatedError(userPosition(call->getDebugLoc().get(), sources), sources,
+                               "'" + spelling(name) + "' would write through a pointer that is not the address of a " +
+                                   "local variable of " + std::to_string(writes->bytes) +
+                                   " bytes: the standard library's version takes a thread reference");
+          return false;
+        }
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -97,7 +158,8 @@ bool isAllowedHostSymbol(const std::string& name) {
   return allowedNames().count(name) != 0 || isVectorMathVariant(name);
 }
 
-bool checkHostBoundary(const llvm::Module& module, const SourceIndex& sources, std::string& error) {
+bool checkHostBoundary(const llvm::Module& module, const SourceIndex& sources, bool fromFrontEnd, std::string& error) {
+  if (fromFrontEnd && !checkLibraryWrites(module, sources, error)) return false;
   if (!module.getModuleInlineAsm().empty()) {
     error = "error: the program contains file-scope assembly, which MSL does not have";
     return false;
@@ -145,6 +207,27 @@ bool checkHostBoundary(const llvm::Module& module, const SourceIndex& sources, s
     return false;
   }
   return true;
+}
+
+void confineIndirectCalls(llvm::Module& module) {
+  std::vector<llvm::Function*> targets;  // the functions whose address the program takes
+  std::vector<llvm::CallBase*> calls;
+  for (llvm::Function& f : module) {
+    if (!f.isIntrinsic() && f.hasAddressTaken()) targets.push_back(&f);
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& inst : bb)
+        if (auto* call = llvm::dyn_cast<llvm::CallBase>(&inst))
+          if (!call->isInlineAsm() && !llvm::isa<llvm::Function>(call->getCalledOperand()->stripPointerCasts()))
+            calls.push_back(call);
+  }
+  for (llvm::CallBase* call : calls) {
+    llvm::IRBuilder<> b(call);
+    llvm::Value* callee = call->getCalledOperand();
+    llvm::Value* confined = llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(callee->getType()));
+    for (llvm::Function* target : targets)
+      confined = b.CreateSelect(b.CreateICmpEQ(callee, target), target, confined);
+    call->setCalledOperand(confined);
+  }
 }
 
 }  // namespace mslsim

@@ -419,7 +419,8 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, 
   const SourceIndex& sources = program.sources ? *program.sources : noSources;
   evaluateGlobalConstructors(module);
   // Nothing of the host is reachable from the kernel's code (HostBoundary.h).
-  if (!checkHostBoundary(module, sources, error)) return false;
+  if (!checkHostBoundary(module, sources, /*fromFrontEnd=*/true, error)) return false;
+  confineIndirectCalls(module);
 
   std::map<std::string, ThreadgroupLayout> threadgroupLayouts = lowerThreadgroupMemory(module, kEntryPrefix);
   stripVariableAnnotations(module);
@@ -449,7 +450,7 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, 
   insertCancellationPolls(module, sources);
   outlineScalarisedAccesses(module, **tm);
   // What optimisation added (library calls for intrinsics, vector math) stays inside the boundary.
-  if (!checkHostBoundary(module, sources, error)) {
+  if (!checkHostBoundary(module, sources, /*fromFrontEnd=*/false, error)) {
     error = "internal error: after optimisation: " + error;
     return false;
   }
