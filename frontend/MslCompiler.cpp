@@ -60,6 +60,7 @@
 #include <sstream>
 #include <thread>
 
+#include "ConditionalArms.h"
 #include "EmbeddedHeaders.h"
 #include "KernelSelection.h"
 #include "SourcePrefix.h"
@@ -196,6 +197,21 @@ class RewritingFileSystem : public llvm::vfs::ProxyFileSystem {
     return it == files_.end() ? nullptr : &it->second;
   }
 
+  // Inserts `text` (no line break) at byte `offset` of the text served for the user file `path`;
+  // reports keep pointing at the user's columns. False if `path` is not a user file read so far.
+  bool insertText(const std::string& path, unsigned offset, const std::string& text) {
+    auto it = files_.find(path);
+    if (it == files_.end() || offset > it->second.rewritten.text.size()) return false;
+    RewrittenSource& r = it->second.rewritten;
+    size_t lineStart = offset == 0 ? 0 : r.text.rfind('\n', offset - 1);
+    lineStart = lineStart == std::string::npos || offset == 0 ? 0 : lineStart + 1;
+    unsigned line = 1 + unsigned(std::count(r.text.begin(), r.text.begin() + lineStart, '\n'));
+    unsigned column = unsigned(offset - lineStart) + 1;
+    r.columns.insertEdit(line, column, unsigned(text.size()), r.columns.originalColumn(line, column), 0);
+    r.text.insert(offset, text);
+    return true;
+  }
+
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine& path) override {
     std::string p = path.str();
     // The directories of in-memory files exist too, whether or not they do on disk.
@@ -282,10 +298,16 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
   // there were; Clang itself stops parsing at kErrorLimit.
   static constexpr unsigned kShownErrors = 20, kShownWarnings = 100, kErrorLimit = 1000;
 
+  void BeginSourceFile(const clang::LangOptions& lang, const clang::Preprocessor* pp) override {
+    DiagnosticConsumer::BeginSourceFile(lang, pp);
+    lang_ = lang;
+  }
+
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level,
                         const clang::Diagnostic& info) override {
     DiagnosticConsumer::HandleDiagnostic(level, info);
     if (level == clang::DiagnosticsEngine::Ignored) return;
+    if (std::optional<ArmConversion> arm = bfloatConditionalArm(info, lang_)) armConversions_.push_back(*arm);
     if (info.getID() == clang::diag::fatal_too_many_errors) {
       stoppedCounting_ = true;
       return;
@@ -319,6 +341,9 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
     }
     out_.push_back(std::move(d));
   }
+
+  // The bfloat conditionals whose integer arm a compilation again would convert (ConditionalArms.h).
+  const std::vector<ArmConversion>& armConversions() const { return armConversions_; }
 
   void finish() override {
     if (hiddenErrors_) {
@@ -355,6 +380,8 @@ class CollectingDiagnostics : public clang::DiagnosticConsumer {
   std::vector<Diagnostic>& out_;
   unsigned shownErrors_ = 0, shownWarnings_ = 0, hiddenErrors_ = 0, hiddenWarnings_ = 0;
   bool hidingNotes_ = false, stoppedCounting_ = false;
+  clang::LangOptions lang_;
+  std::vector<ArmConversion> armConversions_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1644,6 +1671,24 @@ void runFrontEnd(const std::string& mainFile, const std::string& mainPath, std::
   result.program.sources = fs.index();
 }
 
+// Makes the conversions in the files `fs` serves; false if there was none to make.
+bool convertConditionalArms(RewritingFileSystem& fs, std::vector<ArmConversion> arms) {
+  // From the end of each file to its start, so that offsets stay those the compiler reported; an
+  // arm reported by several instantiations is converted once.
+  std::sort(arms.begin(), arms.end(), [](const ArmConversion& a, const ArmConversion& b) {
+    return std::tie(a.file, a.begin, a.end) > std::tie(b.file, b.begin, b.end);
+  });
+  arms.erase(std::unique(arms.begin(), arms.end(),
+                         [](const ArmConversion& a, const ArmConversion& b) {
+                           return a.file == b.file && a.begin == b.begin && a.end == b.end;
+                         }),
+             arms.end());
+  bool converted = false;
+  for (const ArmConversion& arm : arms)
+    if (fs.insertText(arm.file, arm.end, arm.after) && fs.insertText(arm.file, arm.begin, arm.before)) converted = true;
+  return converted;
+}
+
 // The compilation of `source` as `mainPath` from its precompiled prefix, if it has one that is
 // accepted; nullopt otherwise.
 std::optional<CompileResult> compileFromPrefix(const std::string& mainPath, const std::string& source,
@@ -1734,18 +1779,10 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
         return std::move(*result);
   }
 
-  CompileResult result;
   auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
   overlay->pushOverlay(headers);
   auto fs = llvm::makeIntrusiveRefCnt<RewritingFileSystem>(overlay);
   fs->addVirtualFile(mainPath, source, options.kernels);
-
-  CollectingDiagnostics diagnostics(*fs, result.diagnostics);
-  // Rewriter warnings (unsupported attributes) come first, in source order.
-  if (const RewrittenFile* f = fs->find(mainPath))
-    for (auto& w : f->rewritten.warnings)
-      result.diagnostics.push_back({Diagnostic::Severity::Warning,
-                                    {path, w.line, w.column}, w.message, SourceIndex::lineOfText(source, w.line)});
 
   std::vector<std::string> args = common;
   if (stdlib)
@@ -1767,8 +1804,20 @@ CompileResult compileMsl(const std::string& path, const std::string& source,
     args.push_back("-D");
     args.push_back(d);
   }
-  runFrontEnd(mainPath, mainPath, args, "", options, *fs, diagnostics, result);
-  return result;
+  // A bfloat conditional Clang calls ambiguous is compiled again with its integer arm converted
+  // (ConditionalArms.h); a second round finds those only other instantiations reach.
+  constexpr int kRounds = 3;
+  for (int round = 1;; ++round) {
+    CompileResult result;
+    CollectingDiagnostics diagnostics(*fs, result.diagnostics);
+    // Rewriter warnings (unsupported attributes) come first, in source order.
+    if (const RewrittenFile* f = fs->find(mainPath))
+      for (auto& w : f->rewritten.warnings)
+        result.diagnostics.push_back({Diagnostic::Severity::Warning,
+                                      {path, w.line, w.column}, w.message, SourceIndex::lineOfText(source, w.line)});
+    runFrontEnd(mainPath, mainPath, args, "", options, *fs, diagnostics, result);
+    if (result.ok || round == kRounds || !convertConditionalArms(*fs, diagnostics.armConversions())) return result;
+  }
 }
 
 }  // namespace mslsim

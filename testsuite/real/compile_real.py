@@ -4,6 +4,11 @@ units the front end accepts, with the first error of each one it refuses and the
 
     compile_real.py MSLSIM [--mlx DIR] [--ggml DIR] [--spirv-cross DIR] [--jobs N] [--timeout S]
                            [--only SUBSTRING] [--require-all] [--json OUT] [--skip-status N]
+                           [--generate [CHECKS]]
+
+With --generate, every kernel of every file is also compiled to native code (`mslsim compile FILE
+--kernel '*' --check CHECKS`, default checks when CHECKS is not given), so that a kernel nobody
+dispatches cannot hide a gap in code generation; the count of kernels generated is reported.
 
 The checkouts come from the options or from $MSLSIM_MLX_DIR, $MSLSIM_GGML_DIR and
 $MSLSIM_SPIRV_CROSS_DIR; a corpus without a checkout is skipped and says so. Nothing of the
@@ -64,8 +69,10 @@ CORPORA = [("mlx", "MSLSIM_MLX_DIR", mlx_units), ("ggml", "MSLSIM_GGML_DIR", ggm
 UNSUPPORTED_MPP = "not supported: MetalPerformancePrimitives"
 
 
-def compile_one(mslsim, path, args, timeout):
+def compile_one(mslsim, path, args, timeout, generate=None):
     start = time.monotonic()
+    if generate is not None:
+        args = args + ["--kernel", "*"] + (["--check", generate] if generate else [])
     try:
         p = subprocess.run([mslsim, "compile", path] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout)
@@ -91,6 +98,8 @@ def main():
     ap.add_argument("--only", help="only files whose path contains this")
     ap.add_argument("--require-all", action="store_true")
     ap.add_argument("--json", help="write every result to this file")
+    ap.add_argument("--generate", nargs="?", const="", default=None, metavar="CHECKS",
+                    help="also generate native code for every kernel (with these checks; default checks)")
     ap.add_argument("--skip-status", type=int, default=0,
                     help="exit status when no checkout is given (ctest's SKIP_RETURN_CODE)")
     opts = ap.parse_args()
@@ -110,14 +119,16 @@ def main():
         ran_any = True
         todo = [(p, a) for p, a in units(root) if not opts.only or opts.only in p]
         with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-            results = list(pool.map(lambda u: compile_one(opts.mslsim, u[0], u[1], opts.timeout), todo))
+            results = list(pool.map(lambda u: compile_one(opts.mslsim, u[0], u[1], opts.timeout, opts.generate), todo))
         all_results[name] = results
         ok = sum(r["ok"] for r in results)
         mpp = [r for r in results if not r["ok"] and r["path"].endswith("_nax.metal")
                and UNSUPPORTED_MPP in (r["error"] or "")]
-        print("%s: %d of %d files compile (%d more refused with the MetalPerformancePrimitives error); "
-              "%.1f s in all, slowest %.1f s" % (
-                  name, ok, len(results), len(mpp), sum(r["seconds"] for r in results),
+        print("%s: %d of %d files %s (%d more refused with the MetalPerformancePrimitives error); "
+              "%d kernels%s; %.1f s in all, slowest %.1f s" % (
+                  name, ok, len(results), "generate code" if opts.generate is not None else "compile", len(mpp),
+                  sum(r.get("kernels", 0) for r in results if r["ok"]),
+                  " generated" if opts.generate is not None else "", sum(r["seconds"] for r in results),
                   max([r["seconds"] for r in results] or [0])))
         for r in results:
             rel = os.path.relpath(r["path"], root)

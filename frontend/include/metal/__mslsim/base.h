@@ -305,8 +305,10 @@ template <class T> using make_signed_t = typename make_signed<T>::type;
 // ---------------------------------------------------------------- bfloat
 // Clang 16's __bf16 has no arithmetic, so bfloat is a class holding the 16 bits. Arithmetic between
 // bfloats is done in float and rounded once (correctly rounded for + - * /, since float has more than
-// 2p+2 bits). Following MSL, bfloat converts implicitly to float and from integers, not from float;
-// int operands of a bfloat operator are converted to bfloat (usual arithmetic conversion).
+// 2p+2 bits). bfloat converts implicitly from integers, not from float or half (MSL §2.23), and
+// explicitly from every arithmetic type. The usual arithmetic conversions then fall out of overload
+// resolution: an integer operand becomes a bfloat (`x * 2`), a float operand makes the bfloat a float
+// (`x * 2.0f`), and operators do not mix bfloat and half.
 constexpr unsigned short __f32_to_bf16(float f) {
   unsigned u = __builtin_bit_cast(unsigned, f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (unsigned short)((u >> 16) | 0x40u);  // keep NaN a NaN
@@ -339,34 +341,54 @@ class bfloat {
   template <class U, enable_if_t<__is_class(U) && !__is_same(__remove_cv(U), bfloat) &&
                                      __is_convertible(U, float), int> = 0>
   constexpr bfloat(const U& u) : __bits(__f32_to_bf16(float(u))) {}
+  // One conversion function, to float, which standard conversions may follow: Apple's compiler
+  // converts bfloat implicitly to every arithmetic type (MLX's sort assigns a bfloat to a uint, its
+  // reductions pass one to a bool parameter), and with one function overload resolution ranks the
+  // candidates by what follows it (`x * 2.0f` is float * float). For a class this makes
+  // `c ? x : 0` ambiguous, which the front end resolves as Metal does (see ConditionalArms.h).
   constexpr operator float() const { return __bf16_to_f32(__bits); }
   static constexpr bfloat __from_bits(unsigned short b) { bfloat r{}; r.__bits = b; return r; }
 
   constexpr bfloat operator-() const { return __from_bits((unsigned short)(__bits ^ 0x8000u)); }
   constexpr bfloat operator+() const { return *this; }
-  template <class U> constexpr bfloat& operator+=(const U& o) { return *this = bfloat(float(*this) + float(o)); }
-  template <class U> constexpr bfloat& operator-=(const U& o) { return *this = bfloat(float(*this) - float(o)); }
-  template <class U> constexpr bfloat& operator*=(const U& o) { return *this = bfloat(float(*this) * float(o)); }
-  template <class U> constexpr bfloat& operator/=(const U& o) { return *this = bfloat(float(*this) / float(o)); }
+  // x op= y is x = x op y converted back to bfloat: in bfloat for integer and bfloat operands, in
+  // float for float ones.
+  template <class U> constexpr bfloat& operator+=(const U& o) { return *this = bfloat(*this + o); }
+  template <class U> constexpr bfloat& operator-=(const U& o) { return *this = bfloat(*this - o); }
+  template <class U> constexpr bfloat& operator*=(const U& o) { return *this = bfloat(*this * o); }
+  template <class U> constexpr bfloat& operator/=(const U& o) { return *this = bfloat(*this / o); }
   constexpr bfloat& operator++() { return *this += 1; }
   constexpr bfloat& operator--() { return *this -= 1; }
   constexpr bfloat operator++(int) { bfloat t = *this; *this += 1; return t; }
   constexpr bfloat operator--(int) { bfloat t = *this; *this -= 1; return t; }
 
+  // An integer operand is converted to bfloat first (rounded once), as the usual arithmetic
+  // conversions say: 1 + 257 is 1 + 256, which rounds to 256, not 258.
 #define __MSLSIM_BF_OP(op)                                                                          \
   friend constexpr bfloat operator op(bfloat a, bfloat b) { return bfloat(float(a) op float(b)); } \
   template <class I, enable_if_t<__is_integral(I), int> = 0>                                       \
-  friend constexpr bfloat operator op(bfloat a, I b) { return bfloat(float(a) op float(b)); }      \
+  friend constexpr bfloat operator op(bfloat a, I b) { return a op bfloat(b); }                    \
   template <class I, enable_if_t<__is_integral(I), int> = 0>                                       \
-  friend constexpr bfloat operator op(I a, bfloat b) { return bfloat(float(a) op float(b)); }
+  friend constexpr bfloat operator op(I a, bfloat b) { return bfloat(a) op b; }
   __MSLSIM_BF_OP(+) __MSLSIM_BF_OP(-) __MSLSIM_BF_OP(*) __MSLSIM_BF_OP(/)
 #undef __MSLSIM_BF_OP
+  // Operators may not mix bfloat and half (MSL §3.1): without these, half's own operators would take
+  // the bfloat as a float.
+#define __MSLSIM_BF_NO_HALF(op)                                                           \
+  template <class H, enable_if_t<__is_same(H, _Float16), int> = 0>                        \
+  friend void operator op(bfloat, H) = delete;                                            \
+  template <class H, enable_if_t<__is_same(H, _Float16), int> = 0>                        \
+  friend void operator op(H, bfloat) = delete;
+  __MSLSIM_BF_NO_HALF(+) __MSLSIM_BF_NO_HALF(-) __MSLSIM_BF_NO_HALF(*) __MSLSIM_BF_NO_HALF(/)
+  __MSLSIM_BF_NO_HALF(==) __MSLSIM_BF_NO_HALF(!=) __MSLSIM_BF_NO_HALF(<) __MSLSIM_BF_NO_HALF(>)
+  __MSLSIM_BF_NO_HALF(<=) __MSLSIM_BF_NO_HALF(>=)
+#undef __MSLSIM_BF_NO_HALF
 #define __MSLSIM_BF_CMP(op)                                                                    \
   friend constexpr bool operator op(bfloat a, bfloat b) { return float(a) op float(b); }      \
   template <class I, enable_if_t<__is_integral(I), int> = 0>                                  \
-  friend constexpr bool operator op(bfloat a, I b) { return float(a) op float(b); }           \
+  friend constexpr bool operator op(bfloat a, I b) { return float(a) op float(bfloat(b)); }   \
   template <class I, enable_if_t<__is_integral(I), int> = 0>                                  \
-  friend constexpr bool operator op(I a, bfloat b) { return float(a) op float(b); }
+  friend constexpr bool operator op(I a, bfloat b) { return float(bfloat(a)) op float(b); }
   __MSLSIM_BF_CMP(==) __MSLSIM_BF_CMP(!=) __MSLSIM_BF_CMP(<) __MSLSIM_BF_CMP(>) __MSLSIM_BF_CMP(<=) __MSLSIM_BF_CMP(>=)
 #undef __MSLSIM_BF_CMP
 };

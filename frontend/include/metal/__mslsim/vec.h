@@ -91,9 +91,13 @@ METAL_FUNC void __swz_get(const K<T, Lo, Hi, I...>& s, V& r) {
 }
 
 template <class T, int N> struct __vbase;
+// A vector built in a constant expression has its storage vector as the active member of the union
+// (constexpr program-scope tables: `constexpr constant int3 S = {13, 19, 12};`).
 #define __MSLSIM_VBASE_COMMON                                          \
   typedef typename __store<T>::type __selem;                           \
-  typedef __selem __storage __attribute__((ext_vector_type(N)));
+  typedef __selem __storage __attribute__((ext_vector_type(N)));       \
+  __vbase() = default;                                                 \
+  constexpr __vbase(__storage v) : __v(v) {}
 template <class T> struct __vbase<T, 2> {
   static constexpr int N = 2;
   __MSLSIM_VBASE_COMMON
@@ -134,6 +138,11 @@ template <class T> constexpr typename __store<T>::type __to_store(T v) {
   else if constexpr (__is_same(T, bool)) return (unsigned char)v;
   else return v;
 }
+template <class T> constexpr T __from_store(typename __store<T>::type s) {
+  if constexpr (__is_same(T, bfloat)) return bfloat::__from_bits(s);
+  else if constexpr (__is_same(T, bool)) return s != 0;
+  else return s;
+}
 
 template <class T, int N> struct vec : __vbase<T, N> {
   static_assert(N >= 2 && N <= 4, "MSL vectors have 2, 3 or 4 elements");
@@ -145,7 +154,8 @@ template <class T, int N> struct vec : __vbase<T, N> {
 
   vec() = default;
   // Scalar -> vector (splat) is an implicit conversion in MSL.
-  template <class S, enable_if_t<__is_scalar_v<S>, int> = 0> vec(S s) { this->__v = __to_store(T(s)); }
+  template <class S, enable_if_t<__is_scalar_v<S>, int> = 0>
+  constexpr vec(S s) : __vbase<T, N>(__storage(__to_store(T(s)))) {}
   // A swizzle or packed vector of the same element type converts implicitly.
   template <class X, enable_if_t<__vt<X>::veclike && !__is_same(X, vec) && __vt<X>::n == N &&
                                      __is_same(typename __vt<X>::elem, T), int> = 0>
@@ -159,13 +169,7 @@ template <class T, int N> struct vec : __vbase<T, N> {
   // `uint4 ks = {a, b, c};`); Apple's compiler refuses that form with parentheses, mslsim does not.
   template <class A0, class A1, class... As,
             enable_if_t<__ncomp<A0> + __ncomp<A1> + (0 + ... + __ncomp<As>) <= N, int> = 0>
-  vec(const A0& a0, const A1& a1, const As&... as) {
-    this->__v = __storage(0);
-    int i = 0;
-    __put(i, a0);
-    __put(i, a1);
-    (__put(i, as), ...);
-  }
+  constexpr vec(const A0& a0, const A1& a1, const As&... as) : __vbase<T, N>(__components(a0, a1, as...)) {}
 
   T& operator[](int i) { return this->__e[i]; }
   const T& operator[](int i) const { return this->__e[i]; }
@@ -185,12 +189,23 @@ template <class T, int N> struct vec : __vbase<T, N> {
     else if constexpr (__is_same(X, packed_vec<T, N>)) for (int i = 0; i < N; ++i) this->__e[i] = x.__e[i];
     else __swz_get(x, *this);
   }
-  template <class X> void __put(int& i, const X& x) {
+  // The components of scalars and vectors, left to right, zeros after them. Vector arguments are
+  // read through their storage vector, the member a constant expression made active.
+  template <class... A> static constexpr __storage __components(const A&... a) {
+    typename __store<T>::type e[4] = {};
+    int i = 0;
+    (__put(e, i, a), ...);
+    if constexpr (N == 2) return __storage{e[0], e[1]};
+    else if constexpr (N == 3) return __storage{e[0], e[1], e[2]};
+    else return __storage{e[0], e[1], e[2], e[3]};
+  }
+  template <class X> static constexpr void __put(typename __store<T>::type* e, int& i, const X& x) {
     if constexpr (__vt<X>::veclike) {
-      __vec_of<X> s(x);
-      for (int k = 0; k < __vt<X>::n; ++k) this->__e[i++] = T(s.__e[k]);
+      typedef __vec_of<X> V;
+      V s(x);
+      for (int k = 0; k < __vt<X>::n; ++k) e[i++] = __to_store(T(__from_store<typename V::__elem>(s.__v[k])));
     } else {
-      this->__e[i++] = T(x);
+      e[i++] = __to_store(T(x));
     }
   }
   template <class U> void __convert(const vec<U, N>& s) {
@@ -276,6 +291,23 @@ template <class T, int N> struct numeric_limits<vec<T, N>> : numeric_limits<T> {
   static vec<T, N> signaling_NaN() { return vec<T, N>(__s::signaling_NaN()); }
   static vec<T, N> denorm_min() { return vec<T, N>(__s::denorm_min()); }
 };
+
+// MSL's vector traits (<metal_type_traits>): whether a type is a vector, and its number of
+// components, 0 for anything else (generic kernels write `vec_elements<T>::value ?: 1`).
+template <class T> struct is_vector : bool_constant<false> {};
+template <class T, int N> struct is_vector<vec<T, N>> : bool_constant<true> {};
+template <class T, int N> struct is_vector<packed_vec<T, N>> : bool_constant<true> {};
+template <class T> struct is_vector<const T> : is_vector<T> {};
+template <class T> struct is_vector<volatile T> : is_vector<T> {};
+template <class T> struct is_vector<const volatile T> : is_vector<T> {};
+template <class T> constexpr bool is_vector_v = is_vector<T>::value;
+template <class T> struct vec_elements : integral_constant<uint, 0> {};
+template <class T, int N> struct vec_elements<vec<T, N>> : integral_constant<uint, N> {};
+template <class T, int N> struct vec_elements<packed_vec<T, N>> : integral_constant<uint, N> {};
+template <class T> struct vec_elements<const T> : vec_elements<T> {};
+template <class T> struct vec_elements<volatile T> : vec_elements<T> {};
+template <class T> struct vec_elements<const volatile T> : vec_elements<T> {};
+template <class T> constexpr uint vec_elements_v = vec_elements<T>::value;
 
 #define __MSLSIM_VEC_TYPEDEFS(T, name)                                                   \
   typedef vec<T, 2> name##2; typedef vec<T, 3> name##3; typedef vec<T, 4> name##4;        \
