@@ -412,7 +412,11 @@ void printKernel(const KernelInfo& info, const ExecutableKernel* generated) {
 // only the matching kernels are listed, and they are compiled to native code too.
 int compileCommand(const std::string& file, const std::vector<std::string>& includes,
                    const std::vector<std::string>& defines, const std::vector<std::string>& constants,
-                   const std::vector<std::string>& patterns, const std::string& checks, bool emitLlvm) {
+                   const std::vector<std::string>& patterns, const std::string& checks, const std::string& tierName,
+                   bool emitLlvm) {
+  TierPolicy tiers = parseTierPolicy(tierName, "--tier");
+  if (tiers == TierPolicy::Adaptive) throw Error("--tier: compile makes code at one tier: optimised or quick");
+  CodeTier tier = tiers == TierPolicy::Quick ? CodeTier::Quick : CodeTier::Optimised;
   CompileOptions options{includes, defines, false, {}};
   options.functionConstants = parseConstants(constants);
   std::string source = readTextFile(file);
@@ -449,7 +453,7 @@ int compileCommand(const std::string& file, const std::vector<std::string>& incl
       for (auto* k : chosen) options.kernels->push_back(k->name);
     }
     CompilePhases phases([&](const std::string& phase) { progress.phase(file + ": " + phase); });
-    program = Program::compileSource(file, source, options, parseCheckList(checks).needsInstrumentation());
+    program = Program::compileSource(file, source, options, parseCheckList(checks).needsInstrumentation(), tier);
   }
   progress.phase("");
   progress.clear();
@@ -573,6 +577,9 @@ int main(int argc, char** argv) {
   std::string compileChecks = "bounds,sync";
   compileCmd->add_option("--check", compileChecks,
                          "with --kernel: build the code `run --check` with these checks uses (default bounds,sync)");
+  std::string compileTier = "optimised";
+  compileCmd->add_option("--tier", compileTier,
+                         "with --kernel: the code `run --tier` makes: optimised (default) | quick");
   compileCmd->add_flag("--emit-llvm", emitLlvm, "print the LLVM IR the front end produces");
 
   std::vector<std::string> cases;
@@ -599,7 +606,7 @@ int main(int argc, char** argv) {
   ProgressLine::forced = forceProgress ? 1 : quiet ? -1 : 0;
   try {
     if (*runCmd) return runCommand(run);
-    if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, compileKernels, compileChecks, emitLlvm);
+    if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, compileKernels, compileChecks, compileTier, emitLlvm);
     if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule, suiteWorkers);
   } catch (const CompileFailed& e) {
     for (auto& d : e.diagnostics()) fmt::print(stderr, "{}\n", formatDiagnostic(d));

@@ -4,11 +4,13 @@ units the front end accepts, with the first error of each one it refuses and the
 
     compile_real.py MSLSIM [--mlx DIR] [--ggml DIR] [--spirv-cross DIR] [--jobs N] [--timeout S]
                            [--only SUBSTRING] [--require-all] [--json OUT] [--skip-status N]
-                           [--generate [CHECKS]]
+                           [--generate [CHECKS]] [--tier TIER] [--split N]
 
 With --generate, every kernel of every file is also compiled to native code (`mslsim compile FILE
---kernel '*' --check CHECKS`, default checks when CHECKS is not given), so that a kernel nobody
-dispatches cannot hide a gap in code generation; the count of kernels generated is reported.
+--kernel '*' --check CHECKS --tier TIER`, default checks and the optimised tier when not given), so
+that a kernel nobody dispatches cannot hide a gap in code generation; the count of kernels
+generated is reported. --split N lists a file's kernels first and generates them in N parts, one
+process each (the way to use every core on one large library such as ggml-metal.metal).
 
 The checkouts come from the options or from $MSLSIM_MLX_DIR, $MSLSIM_GGML_DIR and
 $MSLSIM_SPIRV_CROSS_DIR; a corpus without a checkout is skipped and says so. Nothing of the
@@ -69,10 +71,17 @@ CORPORA = [("mlx", "MSLSIM_MLX_DIR", mlx_units), ("ggml", "MSLSIM_GGML_DIR", ggm
 UNSUPPORTED_MPP = "not supported: MetalPerformancePrimitives"
 
 
-def compile_one(mslsim, path, args, timeout, generate=None):
+def kernel_names(mslsim, path, args, timeout):
+    p = subprocess.run([mslsim, "compile", path] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       text=True, errors="replace", timeout=timeout)
+    return [l.split()[1] for l in p.stdout.splitlines() if l.startswith("kernel ")]
+
+
+def compile_one(mslsim, path, args, timeout, generate=None, tier=None, kernels=None):
     start = time.monotonic()
     if generate is not None:
-        args = args + ["--kernel", "*"] + (["--check", generate] if generate else [])
+        chosen = sum((["--kernel", k] for k in kernels), []) if kernels else ["--kernel", "*"]
+        args = args + chosen + (["--check", generate] if generate else []) + (["--tier", tier] if tier else [])
     try:
         p = subprocess.run([mslsim, "compile", path] + args, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, errors="replace", timeout=timeout)
@@ -100,6 +109,8 @@ def main():
     ap.add_argument("--json", help="write every result to this file")
     ap.add_argument("--generate", nargs="?", const="", default=None, metavar="CHECKS",
                     help="also generate native code for every kernel (with these checks; default checks)")
+    ap.add_argument("--tier", help="with --generate: optimised (default) or quick")
+    ap.add_argument("--split", type=int, default=1, help="with --generate: each file's kernels in this many processes")
     ap.add_argument("--skip-status", type=int, default=0,
                     help="exit status when no checkout is given (ctest's SKIP_RETURN_CODE)")
     opts = ap.parse_args()
@@ -117,18 +128,40 @@ def main():
             print("%s: %s is not a directory" % (name, root))
             return 2
         ran_any = True
-        todo = [(p, a) for p, a in units(root) if not opts.only or opts.only in p]
+        todo = [(p, a, None) for p, a in units(root) if not opts.only or opts.only in p]
+        if opts.generate is not None and opts.split > 1:
+            parts = []
+            for p, a, _ in todo:
+                names = kernel_names(opts.mslsim, p, a, opts.timeout)
+                groups = [names[k::opts.split] for k in range(opts.split)] if len(names) > opts.split else [None]
+                parts += [(p, a, g) for g in groups]
+            todo = parts
+        started = time.monotonic()
         with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
-            results = list(pool.map(lambda u: compile_one(opts.mslsim, u[0], u[1], opts.timeout, opts.generate), todo))
+            parts = list(pool.map(lambda u: compile_one(opts.mslsim, u[0], u[1], opts.timeout, opts.generate,
+                                                        opts.tier, u[2]), todo))
+        wall = time.monotonic() - started
+        # A file generated in parts is one result: ok if every part is, its time the parts' sum.
+        results, by_path = [], {}
+        for r in parts:
+            if r["path"] not in by_path:
+                by_path[r["path"]] = dict(r)
+                results.append(by_path[r["path"]])
+                continue
+            merged = by_path[r["path"]]
+            merged["seconds"] = round(merged["seconds"] + r["seconds"], 2)
+            merged["kernels"] = merged.get("kernels", 0) + r.get("kernels", 0)
+            if not r["ok"] and merged["ok"]:
+                merged.update(ok=False, error=r["error"], exit=r["exit"])
         all_results[name] = results
         ok = sum(r["ok"] for r in results)
         mpp = [r for r in results if not r["ok"] and r["path"].endswith("_nax.metal")
                and UNSUPPORTED_MPP in (r["error"] or "")]
         print("%s: %d of %d files %s (%d more refused with the MetalPerformancePrimitives error); "
-              "%d kernels%s; %.1f s in all, slowest %.1f s" % (
+              "%d kernels%s; %.1f s of processes, %.1f s of wall time, slowest file %.1f s" % (
                   name, ok, len(results), "generate code" if opts.generate is not None else "compile", len(mpp),
                   sum(r.get("kernels", 0) for r in results if r["ok"]),
-                  " generated" if opts.generate is not None else "", sum(r["seconds"] for r in results),
+                  " generated" if opts.generate is not None else "", sum(r["seconds"] for r in results), wall,
                   max([r["seconds"] for r in results] or [0])))
         for r in results:
             rel = os.path.relpath(r["path"], root)
