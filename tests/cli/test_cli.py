@@ -145,6 +145,16 @@ class Cli(unittest.TestCase):
         self.assertRegex(p.stdout, r"buffer\(2\)\s+n\s+constant\s+constant uint&")
         self.assertRegex(p.stdout, r"thread_position_in_grid\s+i\s+thread\s+uint")
 
+    def test_compile_generates_code_at_the_tier_asked(self):
+        # The quick tier's code and the optimised tier's; adaptive is a dispatch-time choice.
+        for tier in ("quick", "optimised"):
+            p = self.mslsim("compile", self.metal, "--kernel", "scale", "--tier", tier)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("kernel scale", p.stdout)
+        p = self.mslsim("compile", self.metal, "--kernel", "scale", "--tier", "adaptive")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--tier: compile makes code at one tier: optimised or quick", p.stderr)
+
     def test_user_headers_are_rewritten_and_macros_defined(self):
         inc = self.path("inc")
         os.makedirs(inc, exist_ok=True)

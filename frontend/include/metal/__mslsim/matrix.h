@@ -21,23 +21,31 @@ template <class T, int Cols, int Rows> struct matrix {
     for (int c = 0; c < Cols; ++c)
       for (int r = 0; r < Rows; ++r) columns[c][r] = c == r ? T(d) : T(0);
   }
-  // From Cols column vectors.
+  // From Cols column vectors. Constant expressions too (program-scope constexpr tables), as are
+  // the scalars' form below.
   template <class... V, enable_if_t<sizeof...(V) == Cols && (... && (__vt<V>::n == Rows)), int> = 0>
-  matrix(const V&... cols) : columns{column_type(cols)...} {}
+  constexpr matrix(const V&... cols) : columns{column_type(cols)...} {}
   // From Cols*Rows scalars, column by column.
   template <class... S, enable_if_t<sizeof...(S) == Cols * Rows && Cols * Rows != Cols && (... && __is_scalar_v<S>), int> = 0>
-  matrix(const S&... s) {
-    T v[Cols * Rows] = {T(s)...};
-    for (int c = 0; c < Cols; ++c)
-      for (int r = 0; r < Rows; ++r) columns[c][r] = v[c * Rows + r];
-  }
+  constexpr matrix(const S&... s) : matrix(__scalars{{T(s)...}}, make_index_sequence<Cols>()) {}
   // From a matrix of another element type and the same shape.
   template <class U, enable_if_t<!__is_same(U, T), int> = 0> explicit matrix(const matrix<U, Cols, Rows>& m) {
     for (int c = 0; c < Cols; ++c) columns[c] = column_type(m.columns[c]);
   }
 
   column_type& operator[](int i) { return columns[i]; }
-  const column_type& operator[](int i) const { return columns[i]; }
+  constexpr const column_type& operator[](int i) const { return columns[i]; }
+
+  struct __scalars {
+    T v[Cols * Rows];
+  };
+  template <size_t... C>
+  constexpr matrix(const __scalars& s, index_sequence<C...>) : columns{__column(s, C)...} {}
+  static constexpr column_type __column(const __scalars& s, int c) {
+    if constexpr (Rows == 2) return column_type(s.v[c * 2], s.v[c * 2 + 1]);
+    else if constexpr (Rows == 3) return column_type(s.v[c * 3], s.v[c * 3 + 1], s.v[c * 3 + 2]);
+    else return column_type(s.v[c * 4], s.v[c * 4 + 1], s.v[c * 4 + 2], s.v[c * 4 + 3]);
+  }
 
   matrix& operator+=(const matrix& o) { return *this = *this + o; }
   matrix& operator-=(const matrix& o) { return *this = *this - o; }

@@ -189,8 +189,8 @@ template <class T, int N> struct vec : __vbase<T, N> {
     else if constexpr (__is_same(X, packed_vec<T, N>)) for (int i = 0; i < N; ++i) this->__e[i] = x.__e[i];
     else __swz_get(x, *this);
   }
-  // The components of scalars and vectors, left to right, zeros after them. Vector arguments are
-  // read through their storage vector, the member a constant expression made active.
+  // The components of scalars and vectors, left to right, zeros after them. (Clang 16 cannot read
+  // a vector's components in a constant expression, so a constexpr vector is made of scalars.)
   template <class... A> static constexpr __storage __components(const A&... a) {
     typename __store<T>::type e[4] = {};
     int i = 0;
