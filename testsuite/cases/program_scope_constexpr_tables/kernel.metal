@@ -2,12 +2,13 @@
 using namespace metal;
 
 // Program-scope tables as generic kernels write them (random-number shift tables, masks, small
-// transforms): constexpr vectors from a brace list and a constructor, constexpr matrices from
-// scalars and from column vectors; MSL's vector traits in constant expressions.
+// transforms): constexpr vectors from a brace list, a constructor and another constexpr vector,
+// constexpr matrices from scalars and from column vectors; MSL's vector traits in constant
+// expressions.
 constexpr constant int3 kShift = {13, 19, 12};
 constexpr constant uint4 kMask = uint4(0xFFu, 0xFF00u, 0xFF0000u, 0xFF000000u);
 constexpr constant float2 kPair = float2(1.5f, 2.5f);
-constexpr constant float4 kQuad = {1.0f, 2.0f, 3.0f, 4.0f};
+constexpr constant float4 kQuad = float4(kPair, 3.0f, 4.0f);
 constexpr constant float2x2 kRotate = float2x2(0.0f, 1.0f, -1.0f, 0.0f);
 constexpr constant float2x2 kScale = float2x2(float2(2.0f, 0.0f), float2(0.0f, 3.0f));
 

@@ -138,6 +138,13 @@ template <class T> constexpr typename __store<T>::type __to_store(T v) {
   else if constexpr (__is_same(T, bool)) return (unsigned char)v;
   else return v;
 }
+// Component k of a storage vector in a constant expression: Clang 16 evaluates a named component
+// of a vector prvalue (the copy), not a subscript nor a component of a vector lvalue.
+template <int N, class S> constexpr auto __lane(const S& v, int k) {
+  if constexpr (N > 3) if (k == 3) return S(v).w;
+  if constexpr (N > 2) if (k == 2) return S(v).z;
+  return k == 1 ? S(v).y : S(v).x;
+}
 template <class T> constexpr T __from_store(typename __store<T>::type s) {
   if constexpr (__is_same(T, bfloat)) return bfloat::__from_bits(s);
   else if constexpr (__is_same(T, bool)) return s != 0;
@@ -189,8 +196,8 @@ template <class T, int N> struct vec : __vbase<T, N> {
     else if constexpr (__is_same(X, packed_vec<T, N>)) for (int i = 0; i < N; ++i) this->__e[i] = x.__e[i];
     else __swz_get(x, *this);
   }
-  // The components of scalars and vectors, left to right, zeros after them. (Clang 16 cannot read
-  // a vector's components in a constant expression, so a constexpr vector is made of scalars.)
+  // The components of scalars and vectors, left to right, zeros after them; vector arguments are
+  // read through their storage vector, the member a constant expression made active.
   template <class... A> static constexpr __storage __components(const A&... a) {
     typename __store<T>::type e[4] = {};
     int i = 0;
@@ -203,7 +210,9 @@ template <class T, int N> struct vec : __vbase<T, N> {
     if constexpr (__vt<X>::veclike) {
       typedef __vec_of<X> V;
       V s(x);
-      for (int k = 0; k < __vt<X>::n; ++k) e[i++] = __to_store(T(__from_store<typename V::__elem>(s.__v[k])));
+      for (int k = 0; k < __vt<X>::n; ++k)
+        e[i++] = __to_store(T(__from_store<typename V::__elem>(
+            __builtin_is_constant_evaluated() ? __lane<V::__n>(s.__v, k) : s.__v[k])));
     } else {
       e[i++] = __to_store(T(x));
     }
