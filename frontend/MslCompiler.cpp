@@ -119,17 +119,41 @@ std::string describeOptions(const CompileOptions& options) {
   return text;
 }
 
+namespace {
+
+// The standard library's headers by path under the header root: the embedded ones, or, for
+// developers of mslsim, a modified copy (MSLSIM_STDLIB_DIR, a directory laid out as
+// frontend/include/metal; tests/stdlib/mutate.py): served in the same place, so the copy is the
+// standard library (its hooks allowed, its names in cache keys), not a user's header.
+const std::vector<std::pair<std::string, std::string>>& stdlibHeaders() {
+  static const std::vector<std::pair<std::string, std::string>> headers = [] {
+    std::vector<std::pair<std::string, std::string>> h;
+    const char* dir = std::getenv("MSLSIM_STDLIB_DIR");
+    for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
+      std::string contents = kEmbeddedHeaders[i].contents;
+      if (dir && *dir)
+        if (auto copy = llvm::MemoryBuffer::getFile(std::string(dir) + "/" + kEmbeddedHeaders[i].path))
+          contents = (*copy)->getBuffer().str();
+      h.emplace_back(kEmbeddedHeaders[i].path, std::move(contents));
+    }
+    return h;
+  }();
+  return headers;
+}
+
+}  // namespace
+
 std::string frontendFingerprint() {
   // Asked at every compile (cache keys, the precompiled library's name); the headers never change.
   static const std::string fingerprint = [] {
     uint64_t h = 1469598103934665603ull;
-    auto mix = [&](const char* text) {
-      for (const char* p = text; *p; ++p) h = (h ^ uint8_t(*p)) * 1099511628211ull;
+    auto mix = [&](const std::string& text) {
+      for (char c : text) h = (h ^ uint8_t(c)) * 1099511628211ull;
       h = (h ^ 0xFF) * 1099511628211ull;
     };
-    for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
-      mix(kEmbeddedHeaders[i].path);
-      mix(kEmbeddedHeaders[i].contents);
+    for (auto& [path, contents] : stdlibHeaders()) {
+      mix(path);
+      mix(contents);
     }
     return std::string(MSLSIM_VERSION) + "-clang" + CLANG_VERSION_STRING + "-" + std::to_string(h);
   }();
@@ -1180,9 +1204,9 @@ std::string functionConstantsHeader(const std::map<unsigned, double>& values) {
 
 llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> embeddedHeaders() {
   auto fs = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i) {
-    std::string path = std::string(kHeaderRoot) + "/" + kEmbeddedHeaders[i].path;
-    fs->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(kEmbeddedHeaders[i].contents, path));
+  for (auto& [name, contents] : stdlibHeaders()) {
+    std::string path = std::string(kHeaderRoot) + "/" + name;
+    fs->addFile(path, 0, llvm::MemoryBuffer::getMemBuffer(contents, path));
   }
   fs->addFile(std::string(kHeaderRoot) + "/MetalPerformancePrimitives/MetalPerformancePrimitives.h", 0,
               llvm::MemoryBuffer::getMemBuffer("#pragma once\n"));
@@ -1608,7 +1632,7 @@ bool includesStdlib(const std::string& source, const CompileOptions& options) {
   if (hasStdlibInclude(source)) return true;
   for (auto& header : options.preincludes)
     for (unsigned i = 0; i < kEmbeddedHeaderCount; ++i)
-      if (header == kEmbeddedHeaders[i].path && hasStdlibInclude(kEmbeddedHeaders[i].contents)) return true;
+      if (header == kEmbeddedHeaders[i].path && hasStdlibInclude(stdlibHeaders()[i].second)) return true;
   return false;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Shows that the checks of test_stdlib.py can fail: runs it against modified copies of the library
-headers (passed with -I, which mslsim searches before its embedded copy) and reports, per
-mutation, which checks failed, and which checks no mutation made fail.
+headers (MSLSIM_STDLIB_DIR, which mslsim then serves as its standard library instead of the
+embedded copy) and reports, per mutation, which checks failed, and which checks no mutation made
+fail.
 
 Usage: /usr/bin/python3 tests/stdlib/mutate.py PATH_TO_MSLSIM   (takes a few minutes)
 """
@@ -160,7 +161,7 @@ def main():
             useless.append(name)
             continue
         open(path, "w").write(text.replace(old, new))
-        env = dict(os.environ, MSLSIM_STDLIB_INCLUDE=lib, MSLSIM_CACHE_DIR="off")  # no cache entries per copy
+        env = dict(os.environ, MSLSIM_STDLIB_DIR=lib, MSLSIM_CACHE_DIR="off")  # no cache entries per copy
         r = subprocess.run([sys.executable, os.path.join(HERE, "test_stdlib.py"), mslsim], capture_output=True,
                            text=True, env=env)
         failed = [m.group(1) for m in re.finditer(r"^FAIL (.*?)(?: \d+ mismatches| worst at| shape| exit|$)",

@@ -84,8 +84,6 @@ def run(metal, kernel, grid, tg, buffers, outputs, checks_arg=None):
         outs[i] = os.path.join(TMP, f"out{_counter[0]}.npy")
         args += ["--output", f"{i}={outs[i]}"]
     args += ["-D", "ONLY", "-D", f"K_{kernel}"]
-    if os.environ.get("MSLSIM_STDLIB_INCLUDE"):  # a modified copy of the headers (mutate.py)
-        args += ["-I", os.environ["MSLSIM_STDLIB_INCLUDE"]]
     if checks_arg:
         args += ["--check", checks_arg]
     r = subprocess.run(args, capture_output=True, text=True)
