@@ -313,12 +313,15 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     // Split coroutines of barrier-only kernels also get a loop over the threadgroup's frames,
     // optimised with their resume function inlined (checked builds too: the hooks of their
     // checks' slow paths learn the thread from the loop).
-    // Not in checked builds of kernels with SIMD-group functions: their region loop would record
-    // each thread's waits, which only unchecked runs do (ThreadgroupScheduler::runThreads), and
-    // it is one more copy of the kernel for the code generator (MLX's quantized matmul: 28,000
-    // instructions).
+    // Not for kernels with SIMD-group functions in checked builds, where their region loop would
+    // record each thread's waits, which only unchecked runs do (ThreadgroupScheduler::runThreads),
+    // nor in unchecked builds whose vector lanes run them (a region loop would serve only
+    // `--simd-lanes threads` and `--check simd`): it is one more copy of the kernel for the code
+    // generator (MLX's quantized matmul: 28,000 instructions; the SIMD conformance kernels:
+    // half of their IR and of their code generation).
     for (const KernelInfo& k : kernels)
-      if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines && !(instrument && callsSimd.count(k.entrySymbol)))
+      if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines &&
+          !(callsSimd.count(k.entrySymbol) && (instrument || simdGroups.count(k.entrySymbol))))
         if (llvm::Function* ramp = module.getFunction(k.entrySymbol))
           if (auto layout = buildRegionLoop(*ramp, regionLoopSymbol(k.entrySymbol))) {
             newFunctions.insert(module.getFunction(regionLoopSymbol(k.entrySymbol)));

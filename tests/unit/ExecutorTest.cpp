@@ -398,14 +398,20 @@ kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_thr
   EXPECT_EQ(r.out[63], 0.0f);  // the refused read yields zero
 }
 
-TEST(Executor, SimdGroupKernelsRunRegionByRegionWhenUnchecked) {
-  // With SIMD-group functions the region loop keeps the hooks, which record each lane's wait; the
-  // scheduler resolves collectives between regions. Divergent lanes, a partial last SIMD-group
-  // and a barrier, against values computed here from the lane numbers.
+TEST(Executor, SimdGroupKernelsRunRegionByRegionWhenUncheckedAndNotAsVectorLanes) {
+  // A kernel the vector lanes cannot take (a private array larger than they keep per lane) runs
+  // its SIMD-group functions in the region loop, whose hooks record each lane's wait; the scheduler
+  // resolves collectives between regions. The same kernel without the array runs as vector lanes
+  // (and then has no region loop). Divergent lanes, a partial last SIMD-group and a barrier,
+  // against values computed here from the lane numbers, on every path.
   const char* kernel = R"(
 kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_threadgroup]],
               uint lane [[thread_index_in_simdgroup]], uint g [[thread_position_in_grid]]) {
   threadgroup float firsts[8];
+#if PRIVATE_WORDS
+  float scratch[PRIVATE_WORDS];
+  for (uint i = 0; i < PRIVATE_WORDS; ++i) scratch[i] = float(i == lane);
+#endif
   float odd = 0;
   if (lane % 2 == 1) odd = simd_sum(float(lane));          // odd lanes only
   float all = simd_sum(1.0f);                               // the lanes that exist
@@ -413,6 +419,9 @@ kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_thr
   if (lane == 0) firsts[lid / 32] = float(lid);
   threadgroup_barrier(mem_flags::mem_threadgroup);
   out[g] = odd * 1000 + all * 10 + (lane < 31 && lid + 1 < 80 ? next - float(lid) : 0) + firsts[0];
+#if PRIVATE_WORDS
+  out[g] += scratch[lane] - 1.0f;                           // 0: the array is each thread's own
+#endif
 })";
   auto expectedAt = [](uint32_t g) {
     uint32_t lid = g % 80, lane = lid % 32, base = lid / 32 * 32;
@@ -424,11 +433,17 @@ kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_thr
     return odd * 1000 + float(lanes) * 10 + next + 0.0f;
   };
   Schedule reverse{Schedule::Order::Reverse, 0};
-  KernelRun regions = runKernel(kernel, 160, 80, 160, 60, Schedule(), CheckSet::none());
-  KernelRun oneByOne = runKernel(kernel, 160, 80, 160, 60, reverse, CheckSet::none());
-  for (auto* r : {&regions, &oneByOne}) {
+  const std::string withArray = std::string("#define PRIVATE_WORDS 1100\n") + kernel;  // 4,400 bytes
+  const std::string withoutArray = std::string("#define PRIVATE_WORDS 0\n") + kernel;
+  KernelRun regions = runKernel(withArray, 160, 80, 160, 60, Schedule(), CheckSet::none());
+  KernelRun lanes = runKernel(withoutArray, 160, 80, 160, 60, Schedule(), CheckSet::none());
+  KernelRun oneByOne = runKernel(withArray, 160, 80, 160, 60, reverse, CheckSet::none());
+  EXPECT_EQ(regions.result.path, "region loop");
+  EXPECT_EQ(lanes.result.path, "vector lanes");
+  EXPECT_NE(oneByOne.result.path, "region loop");
+  for (auto* r : {&regions, &lanes, &oneByOne}) {
     ASSERT_FALSE(r->result.hasErrors());
-    for (uint32_t g = 0; g < 160; ++g) EXPECT_EQ(r->out[g], expectedAt(g)) << "thread " << g;
+    for (uint32_t g = 0; g < 160; ++g) EXPECT_EQ(r->out[g], expectedAt(g)) << r->result.path << ", thread " << g;
   }
 }
 
