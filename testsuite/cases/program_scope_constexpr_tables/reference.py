@@ -17,6 +17,6 @@ i = np.arange(N)
 q = (scale @ (rotate @ p.T)).T + np.array([3.0, 4.0], np.float32) * pair[i % 2][:, None]
 shift = np.array([13, 19, 12])[i % 3]
 mask = np.array([0xFF, 0xFF00, 0xFF0000, 0xFF000000], np.uint64)[i % 4] >> 24
-t = (shift + mask.astype(np.int64) + 3 * 100 + 1 * 1000).astype(np.int32)
+t = (shift + mask.astype(np.int64) + 3 * 100 + 1 * 1000 + 44 * 100000 + 19 * 10000 + 8 * 4).astype(np.int32)
 np.save(os.path.join(out, "expected_q.npy"), q.astype(np.float32).reshape(-1))
 np.save(os.path.join(out, "expected_t.npy"), t)

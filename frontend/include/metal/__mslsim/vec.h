@@ -90,49 +90,6 @@ METAL_FUNC void __swz_get(const K<T, Lo, Hi, I...>& s, V& r) {
   ((r.__e[k++] = s.__e[I - Lo]), ...);
 }
 
-template <class T, int N> struct __vbase;
-// A vector built in a constant expression has its storage vector as the active member of the union
-// (constexpr program-scope tables: `constexpr constant int3 S = {13, 19, 12};`).
-#define __MSLSIM_VBASE_COMMON                                          \
-  typedef typename __store<T>::type __selem;                           \
-  typedef __selem __storage __attribute__((ext_vector_type(N)));       \
-  __vbase() = default;                                                 \
-  constexpr __vbase(__storage v) : __v(v) {}
-template <class T> struct __vbase<T, 2> {
-  static constexpr int N = 2;
-  __MSLSIM_VBASE_COMMON
-  union {
-    __storage __v;
-    T __e[2];
-    struct { T x, y; };
-    struct { T r, g; };
-#include "swizzle2.inc"
-  };
-};
-template <class T> struct __vbase<T, 3> {
-  static constexpr int N = 3;
-  __MSLSIM_VBASE_COMMON
-  union {
-    __storage __v;
-    T __e[3];
-    struct { T x, y, z; };
-    struct { T r, g, b; };
-#include "swizzle3.inc"
-  };
-};
-template <class T> struct __vbase<T, 4> {
-  static constexpr int N = 4;
-  __MSLSIM_VBASE_COMMON
-  union {
-    __storage __v;
-    T __e[4];
-    struct { T x, y, z, w; };
-    struct { T r, g, b, a; };
-#include "swizzle4.inc"
-  };
-};
-#undef __MSLSIM_VBASE_COMMON
-
 template <class T> constexpr typename __store<T>::type __to_store(T v) {
   if constexpr (__is_same(T, bfloat)) return v.__bits;
   else if constexpr (__is_same(T, bool)) return (unsigned char)v;
@@ -150,6 +107,57 @@ template <class T> constexpr T __from_store(typename __store<T>::type s) {
   else if constexpr (__is_same(T, bool)) return s != 0;
   else return s;
 }
+
+template <class T, int N> struct __vbase;
+// A vector built by a constructor has its components x, y, z, w as the active member of the union:
+// in a constant expression (constexpr program-scope tables: `constexpr constant int3 S = {13, 19,
+// 12};`) only the active member may be read, and the components are what constant expressions
+// read (`threadgroup float tile[kTile.x * kTile.y]`, `S[1]`). Everything else reads whatever member
+// it likes at run time, where the union is the vector's bytes.
+#define __MSLSIM_VBASE_COMMON                                          \
+  typedef typename __store<T>::type __selem;                           \
+  typedef __selem __storage __attribute__((ext_vector_type(N)));       \
+  __vbase() = default;
+#define __MSLSIM_VBASE_LANE(k) __from_store<T>(__lane<N>(v, k))
+template <class T> struct __vbase<T, 2> {
+  static constexpr int N = 2;
+  __MSLSIM_VBASE_COMMON
+  constexpr __vbase(__storage v) : x(__MSLSIM_VBASE_LANE(0)), y(__MSLSIM_VBASE_LANE(1)) {}
+  union {
+    __storage __v;
+    T __e[2];
+    struct { T x, y; };
+    struct { T r, g; };
+#include "swizzle2.inc"
+  };
+};
+template <class T> struct __vbase<T, 3> {
+  static constexpr int N = 3;
+  __MSLSIM_VBASE_COMMON
+  constexpr __vbase(__storage v) : x(__MSLSIM_VBASE_LANE(0)), y(__MSLSIM_VBASE_LANE(1)), z(__MSLSIM_VBASE_LANE(2)) {}
+  union {
+    __storage __v;
+    T __e[3];
+    struct { T x, y, z; };
+    struct { T r, g, b; };
+#include "swizzle3.inc"
+  };
+};
+template <class T> struct __vbase<T, 4> {
+  static constexpr int N = 4;
+  __MSLSIM_VBASE_COMMON
+  constexpr __vbase(__storage v)
+      : x(__MSLSIM_VBASE_LANE(0)), y(__MSLSIM_VBASE_LANE(1)), z(__MSLSIM_VBASE_LANE(2)), w(__MSLSIM_VBASE_LANE(3)) {}
+  union {
+    __storage __v;
+    T __e[4];
+    struct { T x, y, z, w; };
+    struct { T r, g, b, a; };
+#include "swizzle4.inc"
+  };
+};
+#undef __MSLSIM_VBASE_COMMON
+#undef __MSLSIM_VBASE_LANE
 
 template <class T, int N> struct vec : __vbase<T, N> {
   static_assert(N >= 2 && N <= 4, "MSL vectors have 2, 3 or 4 elements");
@@ -178,8 +186,20 @@ template <class T, int N> struct vec : __vbase<T, N> {
             enable_if_t<__ncomp<A0> + __ncomp<A1> + (0 + ... + __ncomp<As>) <= N, int> = 0>
   constexpr vec(const A0& a0, const A1& a1, const As&... as) : __vbase<T, N>(__components(a0, a1, as...)) {}
 
-  T& operator[](int i) { return this->__e[i]; }
-  const T& operator[](int i) const { return this->__e[i]; }
+  // In a constant expression, the active member: the components.
+  constexpr T& operator[](int i) {
+    if (__builtin_is_constant_evaluated()) return __component(*this, i);
+    return this->__e[i];
+  }
+  constexpr const T& operator[](int i) const {
+    if (__builtin_is_constant_evaluated()) return __component(*this, i);
+    return this->__e[i];
+  }
+  template <class V> static constexpr auto& __component(V& v, int i) {
+    if constexpr (N > 3) if (i == 3) return v.w;
+    if constexpr (N > 2) if (i == 2) return v.z;
+    return i == 1 ? v.y : v.x;
+  }
 
   // `volatile device` vectors (SPIR-V Cross's coherent buffers). Templates, so that vec keeps its
   // trivial copy constructor and assignment: a template is never a copy constructor.
@@ -196,8 +216,7 @@ template <class T, int N> struct vec : __vbase<T, N> {
     else if constexpr (__is_same(X, packed_vec<T, N>)) for (int i = 0; i < N; ++i) this->__e[i] = x.__e[i];
     else __swz_get(x, *this);
   }
-  // The components of scalars and vectors, left to right, zeros after them; vector arguments are
-  // read through their storage vector, the member a constant expression made active.
+  // The components of scalars and vectors, left to right, zeros after them.
   template <class... A> static constexpr __storage __components(const A&... a) {
     typename __store<T>::type e[4] = {};
     int i = 0;
@@ -209,10 +228,8 @@ template <class T, int N> struct vec : __vbase<T, N> {
   template <class X> static constexpr void __put(typename __store<T>::type* e, int& i, const X& x) {
     if constexpr (__vt<X>::veclike) {
       typedef __vec_of<X> V;
-      V s(x);
-      for (int k = 0; k < __vt<X>::n; ++k)
-        e[i++] = __to_store(T(__from_store<typename V::__elem>(
-            __builtin_is_constant_evaluated() ? __lane<V::__n>(s.__v, k) : s.__v[k])));
+      const V s(x);
+      for (int k = 0; k < __vt<X>::n; ++k) e[i++] = __to_store(T(s[k]));
     } else {
       e[i++] = __to_store(T(x));
     }
