@@ -97,6 +97,15 @@ kernel void limits(device float* o [[buffer(0)]]) {
   T_((is_fundamental_v<bfloat> && is_fundamental_v<half> && !is_fundamental_v<S> && is_object_v<S>))
   T_((is_null_pointer_v<decltype(nullptr)> && is_function_v<void(int)> && is_standard_layout_v<S>))
   T_((is_assignable_v<int&, int> && !is_assignable_v<int, int> && is_trivially_destructible_v<float4>))
+  // <metal_type_traits> as Apple's: the arithmetic traits see through vectors, cv dropped.
+  T_((is_integral_v<int4> && is_integral_v<const volatile packed_uint2> && !is_integral_v<float2>))
+  T_((is_floating_point_v<half2> && is_floating_point_v<const bfloat4> && !is_floating_point_v<int3>))
+  T_((is_arithmetic_v<uchar3> && !is_arithmetic_v<float2x2> && is_scalar_v<half> && !is_scalar_v<float4>))
+  T_((is_signed_v<short2> && is_signed_v<float4> && !is_signed_v<uint3> && is_unsigned_v<volatile ushort4>))
+  T_((is_same_v<make_scalar_t<const half2>, half> && is_same_v<make_scalar_t<packed_float3>, float> &&
+      is_same_v<make_scalar_t<int>, int>))
+  T_((is_same_v<make_signed_t<const uint4>, int4> && is_same_v<make_unsigned_t<char2>, vec<uchar, 2>> &&
+      is_same_v<make_unsigned_t<const short>, ushort> && is_same_v<make_signed_t<uchar>, signed char>))
 #undef T_
   o[k++] = float(t);
   o[k++] = float(n);

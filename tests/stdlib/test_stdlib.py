@@ -462,7 +462,7 @@ def test_misc():
         want += int_limits(bits, signed)
     check_equal("numeric_limits char..ulong", o[51:99], np.array(want, np.float32))
     check_equal("numeric_limits<const volatile int>", o[99], np.float32(2 ** 31 - 1))
-    check_equal("type traits (16 groups)", o[100:102], np.array([2 ** 16 - 1, 16], np.float32))
+    check_equal("type traits (22 groups)", o[100:102], np.array([2 ** 22 - 1, 22], np.float32))
     check_equal("os_log accepted, __MSLSIM_HAVE_OS_LOG", o[102], np.float32(1))
     check_equal("<simd/simd.h> simd_float4 / simd::float4x4", o[103], np.float32(8))
 

@@ -334,6 +334,31 @@ template <class T> struct vec_elements<const T> : vec_elements<T> {};
 template <class T> struct vec_elements<volatile T> : vec_elements<T> {};
 template <class T> struct vec_elements<const volatile T> : vec_elements<T> {};
 template <class T> constexpr uint vec_elements_v = vec_elements<T>::value;
+// Apple's arithmetic traits see through a vector to its elements, under const and volatile too:
+// is_integral_v<int4>, is_floating_point_v<half2>, is_signed_v<float4>, make_signed_t<uint4> is
+// int4, make_scalar_t<const half2> is half (is_scalar stays false for vectors).
+#define __MSLSIM_ELEMENT_TRAIT(trait, CV)                                           \
+  template <class T, int N> struct trait<CV vec<T, N>> : trait<T> {};              \
+  template <class T, int N> struct trait<CV packed_vec<T, N>> : trait<T> {};
+#define __MSLSIM_ELEMENT_TRAITS(CV)                                                  \
+  __MSLSIM_ELEMENT_TRAIT(is_integral, CV) __MSLSIM_ELEMENT_TRAIT(is_floating_point, CV) \
+  __MSLSIM_ELEMENT_TRAIT(is_arithmetic, CV) __MSLSIM_ELEMENT_TRAIT(is_signed, CV)       \
+  __MSLSIM_ELEMENT_TRAIT(is_unsigned, CV)
+__MSLSIM_ELEMENT_TRAITS()
+__MSLSIM_ELEMENT_TRAITS(const)
+__MSLSIM_ELEMENT_TRAITS(volatile)
+__MSLSIM_ELEMENT_TRAITS(const volatile)
+#undef __MSLSIM_ELEMENT_TRAITS
+#undef __MSLSIM_ELEMENT_TRAIT
+template <class T, int N> struct __make_signed<vec<T, N>> { typedef vec<typename __make_signed<T>::type, N> type; };
+template <class T, int N> struct __make_signed<packed_vec<T, N>> { typedef packed_vec<typename __make_signed<T>::type, N> type; };
+template <class T, int N> struct __make_unsigned<vec<T, N>> { typedef vec<typename __make_unsigned<T>::type, N> type; };
+template <class T, int N> struct __make_unsigned<packed_vec<T, N>> { typedef packed_vec<typename __make_unsigned<T>::type, N> type; };
+template <class T> struct __make_scalar { typedef T type; };
+template <class T, int N> struct __make_scalar<vec<T, N>> { typedef T type; };
+template <class T, int N> struct __make_scalar<packed_vec<T, N>> { typedef T type; };
+template <class T> struct make_scalar { typedef typename __make_scalar<remove_cv_t<T>>::type type; };
+template <class T> using make_scalar_t = typename make_scalar<T>::type;
 
 #define __MSLSIM_VEC_TYPEDEFS(T, name)                                                   \
   typedef vec<T, 2> name##2; typedef vec<T, 3> name##3; typedef vec<T, 4> name##4;        \
