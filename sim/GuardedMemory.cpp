@@ -38,20 +38,31 @@ bool isGuarded(const uint8_t* begin, const uint8_t* end) {
   return reinterpret_cast<uintptr_t>(begin) >= it->first && reinterpret_cast<uintptr_t>(end) <= it->second;
 }
 
+// Device buffers, as Metal maps them (GuardedMemory.h).
 void* allocateGuarded(std::size_t bytes) {
-  GuardedMemory memory(bytes);
+  GuardedMemory memory(bytes, GuardedMemory::Extent::GpuPages);
   void* data = memory.data();
   memory.release();  // owned by the caller from here, freed by releaseGuarded
   return data;
 }
 
 void releaseGuarded(void* pointer, std::size_t bytes) noexcept {
-  GuardedMemory::adopt(static_cast<uint8_t*>(pointer), bytes);  // and dropped
+  GuardedMemory::adopt(static_cast<uint8_t*>(pointer), bytes, GuardedMemory::Extent::GpuPages);  // and dropped
 }
 
-GuardedMemory::GuardedMemory(uint64_t bytes) {
-  uint64_t page = pageSize();
-  uint64_t usable = (bytes + page - 1) / page * page;
+namespace {
+// The accessible bytes around `bytes`, and where in them the data starts.
+uint64_t accessibleBytes(uint64_t bytes, GuardedMemory::Extent extent) {
+  uint64_t page = extent == GuardedMemory::Extent::GpuPages ? std::max(pageSize(), GuardedMemory::kGpuPageBytes) : pageSize();
+  return (bytes + page - 1) / page * page;
+}
+uint64_t dataOffset(uint64_t bytes, uint64_t usable, GuardedMemory::Extent extent) {
+  return extent == GuardedMemory::Extent::GpuPages ? 0 : (usable - bytes) / 64 * 64;
+}
+}  // namespace
+
+GuardedMemory::GuardedMemory(uint64_t bytes, Extent extent) {
+  uint64_t usable = accessibleBytes(bytes, extent);
   mappingBytes_ = usable + 2 * kGuardBytes;
   // Reserved inaccessible, then the middle opened: the bands cost address space only.
   mapping_ = mmap(nullptr, mappingBytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -66,7 +77,7 @@ GuardedMemory::GuardedMemory(uint64_t bytes) {
     throw std::bad_alloc();
   }
   size_ = bytes;
-  data_ = middle + (usable - bytes) / 64 * 64;  // as close to the trailing band as alignment allows
+  data_ = middle + dataOffset(bytes, usable, extent);
   GuardedRegistry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.ranges[reinterpret_cast<uintptr_t>(data_)] = reinterpret_cast<uintptr_t>(data_) + size_;
@@ -78,14 +89,13 @@ void GuardedMemory::release() {
   size_ = mappingBytes_ = 0;
 }
 
-void GuardedMemory::adopt(uint8_t* data, uint64_t bytes) {
+void GuardedMemory::adopt(uint8_t* data, uint64_t bytes, Extent extent) {
   // The layout the constructor made for `bytes`.
-  uint64_t page = pageSize();
-  uint64_t usable = (bytes + page - 1) / page * page;
+  uint64_t usable = accessibleBytes(bytes, extent);
   GuardedMemory memory;
   memory.data_ = data;
   memory.size_ = bytes;
-  memory.mapping_ = data - (usable - bytes) / 64 * 64 - kGuardBytes;
+  memory.mapping_ = data - dataOffset(bytes, usable, extent) - kGuardBytes;
   memory.mappingBytes_ = usable + 2 * kGuardBytes;
 }
 

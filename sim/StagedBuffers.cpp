@@ -29,7 +29,7 @@ StagedBuffers::StagedBuffers(DispatchRequest& request) {
       allocations_.push_back({begin, GuardedMemory()});
       continue;
     }
-    GuardedMemory staged(uint64_t(end - begin));
+    GuardedMemory staged(uint64_t(end - begin), GuardedMemory::Extent::GpuPages);
     if (end > begin) std::memcpy(staged.data(), begin, size_t(end - begin));
     allocations_.push_back({begin, std::move(staged)});
   }

@@ -110,7 +110,7 @@ void ThreadgroupScheduler::run(Size3 group) {
   uint32_t count = size[0] * size[1] * size[2];
   if (count == 0) return;
   // Threadgroup memory is not zeroed on a GPU: poison it so a read-before-write shows.
-  if (!arena_.data() || arena_.size() != dispatch_.arenaBytes) arena_ = GuardedMemory(dispatch_.arenaBytes);
+  if (!arena_.data() || arena_.size() != dispatch_.arenaBytes) arena_ = GuardedMemory(dispatch_.arenaBytes, GuardedMemory::Extent::Exact);
   poisonArena();
   tKernelFramesTop = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
 

@@ -203,6 +203,40 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]
   EXPECT_EQ(ok.out[3], 5.0f);
 }
 
+TEST(Executor, UncheckedAccessesPastABufferReachTheEndOfItsGpuPageAsOnAppleGpus) {
+  // A buffer of 10 floats. Metal maps buffers in 16 KiB pages: without the bounds check, the rest
+  // of the page reads as zeros (and takes writes) and the program runs on, as on a Mac; the first
+  // byte past the page faults. With the bounds check, a read past the 10 floats is a finding.
+  const char* inThePage = R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  out[i] = out[i + 10] + out[i + 4095] + 7;  // 4,096 floats are 16 KiB
+  out[i + 20] = 1;
+})";
+  const char* pastThePage = R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  out[i] = out[i + 4096] + 7;
+})";
+  KernelRun unchecked = runKernel(inThePage, 1, 1, 10, 60, Schedule(), CheckSet::none());
+  EXPECT_TRUE(unchecked.result.findings.empty());
+  EXPECT_EQ(unchecked.out[0], 7.0f);
+  EXPECT_EQ(unchecked.out[1], -1.0f);  // the buffer's other values as they were
+  KernelRun checked = runKernel(inThePage, 1, 1, 10);
+  EXPECT_TRUE(hasFinding(checked.result, "out-of-bounds", Finding::Severity::Error));
+  KernelRun fault = runKernel(pastThePage, 1, 1, 10, 60, Schedule(), CheckSet::none());
+  EXPECT_TRUE(hasFinding(fault.result, "invalid-memory-access", Finding::Severity::Error));
+  // Threadgroup memory is not mapped in pages: its first byte past the end faults.
+  KernelRun threadgroup = runKernel(R"(
+kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  threadgroup float t[10];
+  threadgroup float* p = t;
+  volatile uint far = 64;
+  p[i] = 1;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[i] = p[i + far];
+})", 1, 1, 10, 60, Schedule(), CheckSet::none());
+  EXPECT_TRUE(hasFinding(threadgroup.result, "invalid-memory-access", Finding::Severity::Error));
+}
+
 TEST(Executor, AThreadWithTooMuchPrivateMemoryIsAFinding) {
   KernelRun r = runKernel(R"(
 kernel void k(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
