@@ -105,7 +105,17 @@ struct RunOptions {
   unsigned maxErrors = 0;
   unsigned workers = 0;
   int errorExitCode = 1;
+  std::string suppressions;
 };
+
+// After a run with --suppressions: how many findings the file set aside, and its rules that
+// matched nothing (a fixed bug's rule, or one that no longer says what it meant).
+void printSuppressionSummary(const std::string& path, const Suppressions* suppressions) {
+  if (!suppressions) return;
+  if (uint64_t n = suppressions->suppressedCount())
+    fmt::print(stderr, "mslsim: {} finding{} suppressed by {}\n", n, n == 1 ? "" : "s", path);
+  for (const std::string& line : suppressions->unusedRules()) fmt::print(stderr, "mslsim: {}\n", line);
+}
 
 void writeText(const std::string& path, const std::string& text) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
@@ -119,6 +129,7 @@ int runSpecCommand(const RunOptions& o) {
   auto spec = mlx::loadSpecFile(o.file);
   mlx::MetalKernel kernel(spec->kernel);
   spec->call.timeoutSeconds = o.timeout;
+  if (!o.suppressions.empty()) spec->call.suppressions = Suppressions::fromFile(o.suppressions);
   if (o.printSource) {
     fmt::print("{}", kernel.generate(spec->call).source);
     return 0;
@@ -133,8 +144,10 @@ int runSpecCommand(const RunOptions& o) {
                                    spec->outputPaths.size(), outputs.size()));
     for (size_t i = 0; i < spec->outputPaths.size(); ++i) writeNpy(spec->outputPaths[i], outputs[i]);
     if (o.timing) fmt::print(stderr, "timing: compile_and_dispatch_ms={:.3f}\n", ms);
+    printSuppressionSummary(o.suppressions, spec->call.suppressions.get());
   } catch (const mlx::KernelError& e) {
     fmt::print(stderr, "{}", e.what());
+    printSuppressionSummary(o.suppressions, spec->call.suppressions.get());
     return kExitFinding;
   } catch (const std::invalid_argument& e) {  // MLX's ValueError
     fmt::print(stderr, "mslsim: {}\n", e.what());
@@ -268,6 +281,7 @@ int runCommand(const RunOptions& o) {
   dispatchOptions.schedule = parseSchedule(o.schedule);
   dispatchOptions.vectorLanes = o.simdLanes == "vector";
   dispatchOptions.watch = o.watch;
+  if (!o.suppressions.empty()) dispatchOptions.suppressions = Suppressions::fromFile(o.suppressions);
   dispatchOptions.traceFile = o.trace;
   dispatchOptions.maxErrors = o.maxErrors;
   dispatchOptions.workers = o.workers;
@@ -350,6 +364,7 @@ int runCommand(const RunOptions& o) {
   if (!o.reportJson.empty()) writeText(o.reportJson, findingsToJson(kernel.info.name, result.findings));
   if (!o.reportSarif.empty()) writeText(o.reportSarif, findingsToSarif({{kernel.info.name, result.findings}}));
   for (auto& [index, path] : outputs) writeNpy(path, buffers[index]);
+  printSuppressionSummary(o.suppressions, dispatchOptions.suppressions.get());
   if (o.timing) {
     std::vector<double> sorted = times;
     std::sort(sorted.begin(), sorted.end());
@@ -534,6 +549,9 @@ int main(int argc, char** argv) {
   runCmd->add_option("--max-errors", run.maxErrors, "stop after N distinct errors");
   runCmd->add_option("--report-json", run.reportJson, "write the findings as JSON (schema in docs/checks.md)");
   runCmd->add_option("--report-sarif", run.reportSarif, "write the findings as SARIF 2.1.0");
+  runCmd->add_option("--suppressions", run.suppressions,
+                     "a file of findings to set aside, one rule a line: KIND [kernel=GLOB] [at=FILE[:LINE]]  # why "
+                     "(docs/checks.md)");
   runCmd->add_option("--error-exitcode", run.errorExitCode, "exit status when an error is found (default 1; 0: report only)")
       ->check(CLI::Range(0, 255));
   runCmd->add_flag("--report-uniform-writes", run.reportUniformWrites,

@@ -194,6 +194,7 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
     options.workers = call.workers;
     options.progress = call.progress;
     options.checks = call.checks;
+    options.suppressions = call.suppressions;
     result = launch.run(DispatchMode::Threads, grid, threadgroup, options);
   } catch (const Error& e) {
     throw RuntimeError(e.what());

@@ -410,6 +410,10 @@ DispatchResult Launch::run(DispatchMode mode, Size3 grid, Size3 threadgroup, con
     }
   }
   DispatchResult result = dispatch(request);
+  if (options.suppressions)
+    result.findings.erase(std::remove_if(result.findings.begin(), result.findings.end(),
+                                         [&](const Finding& f) { return options.suppressions->suppresses(info.name, f); }),
+                          result.findings.end());
   return result;
 }
 

@@ -87,6 +87,7 @@ struct Call {
   unsigned workers = 0;  // as DispatchOptions::workers
   std::function<void(uint64_t done, uint64_t total, uint64_t findings)> progress;  // as DispatchOptions::progress
   CheckSet checks;  // default: bounds and sync
+  std::shared_ptr<const Suppressions> suppressions;  // as DispatchOptions::suppressions
 };
 
 struct GeneratedKernel {

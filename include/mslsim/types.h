@@ -4,8 +4,10 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <functional>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -119,6 +121,37 @@ struct KernelFindings {
 // message naming the kernel): what `mslsim run --report-sarif` and MSLSIM_METAL_REPORT_SARIF write.
 std::string findingsToSarif(const std::vector<KernelFindings>& dispatches);
 
+// Findings judged and set aside: a known bug in a library a program uses (MLX's kernels) need not
+// stop the program, nor hide the findings in the program's own code (docs/checks.md,
+// "Suppressions"). A suppressions file holds one rule a line, `#` to the end of a line a comment:
+//   KIND [kernel=GLOB] [at=FILE[:LINE]]   # why
+// KIND is a finding's kind (out-of-bounds, data-race, ...) or *; GLOB matches the kernel's name
+// (fnmatch: * ? [...]); FILE matches the end of one of the finding's source paths at a directory
+// boundary, LINE its line. Safe to share between threads and dispatches.
+class Suppressions {
+ public:
+  // Throws Error naming the file and line of a rule it cannot read.
+  static std::shared_ptr<Suppressions> fromFile(const std::string& path);
+  static std::shared_ptr<Suppressions> fromText(const std::string& text, const std::string& fileName);
+  // Whether a rule matches; the first that does counts the use.
+  bool suppresses(const std::string& kernel, const Finding& finding) const;
+  struct Rule {
+    std::string kind, kernel, file;
+    unsigned line = 0;     // 0: any line
+    std::string source;    // "FILE:LINE" of the rule, for messages
+    std::string text;      // the rule as written, without its comment
+  };
+  const std::vector<Rule>& rules() const { return rules_; }
+  uint64_t uses(size_t rule) const { return uses_[rule].load(); }
+  // One line per rule that matched nothing so far: "unused suppression FILE:LINE: RULE".
+  std::vector<std::string> unusedRules() const;
+  uint64_t suppressedCount() const;
+
+ private:
+  std::vector<Rule> rules_;
+  std::unique_ptr<std::atomic<uint64_t>[]> uses_;
+};
+
 // The order in which threads of a threadgroup run between synchronisation points, and in which
 // threadgroups are taken (`--schedule`). Order-dependent results (a race the checks were not asked
 // to find) show up as different outputs under different schedules.
@@ -144,6 +177,9 @@ struct DispatchOptions {
   std::string traceFile;  // `--trace` output
   std::function<void(const std::string&)> log;
   unsigned maxErrors = 0;
+  // Findings these rules match are dropped from the dispatch's result (they still count toward
+  // maxErrors and the progress line's findings while it runs).
+  std::shared_ptr<const Suppressions> suppressions;
   // Record which thread last wrote each element of every buffer (checked builds; one worker), so
   // a wrong output can be traced to the thread that produced it.
   bool trackWriters = false;

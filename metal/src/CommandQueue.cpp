@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
+#include <iostream>
 #include <mutex>
 #include <thread>
 #include <cstring>
@@ -126,8 +127,16 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
     }
     std::string text = report.text;
     while (!text.empty() && text.back() == '\n') text.pop_back();
-    return "mslsim found errors in kernel '" + kernel + "':\n" +
-           (text.empty() ? std::string("the dispatch did not complete") : text);
+    std::string failure = "mslsim found errors in kernel '" + kernel + "':\n" +
+                          (text.empty() ? std::string("the dispatch did not complete") : text);
+    // Report mode: the program goes on with what the dispatch computed (a dispatch that did not
+    // complete still fails: its results are not there).
+    if (reportFindings && report.completed) {
+      std::lock_guard<std::mutex> lock(reportMutex);
+      std::cerr << failure << "\n";
+      return "";
+    }
+    return failure;
   } catch (const mslsim::Error& e) {
     return "kernel '" + kernel + "': " + e.what();
   }

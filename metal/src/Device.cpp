@@ -32,8 +32,23 @@ namespace {
 //   MSLSIM_METAL_RECORD       a directory where each pipeline state the program makes is
 //                             recorded: its library's source and what the pipeline asked for
 //                             (bench/pipeline_latency.cpp replays them; docs/performance.md)
+//   MSLSIM_METAL_SUPPRESSIONS a suppressions file (docs/checks.md): the findings it matches are
+//                             dropped; at exit, how many, and the rules that matched nothing
+//   MSLSIM_METAL_FINDINGS     fail (default): a dispatch with an error fails its command buffer;
+//                             report: its findings are printed on stderr and written to the
+//                             reports, its results kept, and the command buffer completes
 // A bad value leaves the program without a device, with a message saying which variable is wrong.
 DeviceObject* systemDevice();
+
+void summariseSuppressions() {
+  DeviceObject* d = systemDevice();
+  if (!d || !d->dispatchOptions.suppressions) return;
+  const mslsim::Suppressions& s = *d->dispatchOptions.suppressions;
+  if (uint64_t n = s.suppressedCount())
+    std::cerr << "mslsim (Metal): " << n << " finding" << (n == 1 ? "" : "s") << " suppressed by "
+              << d->suppressionsPath << "\n";
+  for (const std::string& line : s.unusedRules()) std::cerr << "mslsim (Metal): " << line << "\n";
+}
 
 void writeStatistics() {
   DeviceObject* d = systemDevice();
@@ -77,6 +92,20 @@ DeviceObject* createDevice() {
   if (const char* record = std::getenv("MSLSIM_METAL_RECORD"); record && *record) d->recordPath = record;
   if (const char* tier = std::getenv("MSLSIM_METAL_TIER"); tier && *tier)
     d->tiers = mslsim::parseTierPolicy(tier, "MSLSIM_METAL_TIER");
+  if (const char* path = std::getenv("MSLSIM_METAL_SUPPRESSIONS"); path && *path) {
+    try {
+      d->dispatchOptions.suppressions = mslsim::Suppressions::fromFile(path);
+    } catch (const mslsim::Error& e) {
+      throw mslsim::Error(std::string("MSLSIM_METAL_SUPPRESSIONS: ") + e.what());
+    }
+    d->suppressionsPath = path;
+    std::atexit(summariseSuppressions);
+  }
+  if (const char* mode = std::getenv("MSLSIM_METAL_FINDINGS"); mode && *mode) {
+    if (std::string(mode) != "fail" && std::string(mode) != "report")
+      throw mslsim::Error(std::string("MSLSIM_METAL_FINDINGS: '") + mode + "': expected fail or report");
+    d->reportFindings = std::string(mode) == "report";
+  }
   if (const char* stats = std::getenv("MSLSIM_METAL_STATS"); stats && *stats) {
     d->statsPath = stats;
     std::atexit(writeStatistics);

@@ -456,11 +456,14 @@ struct DeviceObject final : MTL::Device {
   std::string statsPath;                   // MSLSIM_METAL_STATS: the statistics, one JSON line at exit
   std::string recordPath;                  // MSLSIM_METAL_RECORD: the pipelines made, for bench/pipeline_latency
   mslsim::TierPolicy tiers = mslsim::TierPolicy::Adaptive;  // MSLSIM_METAL_TIER
+  std::string suppressionsPath;            // MSLSIM_METAL_SUPPRESSIONS (in dispatchOptions once read)
+  bool reportFindings = false;             // MSLSIM_METAL_FINDINGS=report: print them, fail nothing
   DeviceStatistics stats;
   std::mutex execution;                    // one dispatch at a time
   std::mutex reportMutex;
   std::atomic<NS::UInteger> allocated{0};
-  // Runs one dispatch; the findings' text when it must fail its command buffer, else "".
+  // Runs one dispatch; the findings' text when it must fail its command buffer, else "" (findings
+  // in report mode are printed on stderr and kept in the reports).
   std::string execute(const RecordedDispatch& dispatch);
 };
 

@@ -248,6 +248,48 @@ class Cli(unittest.TestCase):
         self.assertEqual(sorted(a["line"] for a in d["accesses"]), [6, 7])
         self.assertEqual(self.mslsim(*args, "--check", "races", "--error-exitcode", "7").returncode, 7)
 
+    def test_suppressions_set_aside_the_findings_their_rules_match(self):
+        src = self.path("library_bug.metal")
+        with open(src, "w") as f:
+            f.write("#include <metal_stdlib>\nusing namespace metal;\n"
+                    "kernel void lib_shift(device const float* a [[buffer(0)]], device float* out [[buffer(1)]],\n"
+                    "                      uint i [[thread_position_in_grid]]) {\n"
+                    "  out[i] = a[i + 1];\n"
+                    "  out[i] += a[i + 2];\n"
+                    "}\n")
+        args = ["run", src, "--kernel", "lib_shift", "--grid", "8", "--threadgroup", "8",
+                "--buffer", "0=iota:float32:8", "--buffer", "1=zeros:float32:8",
+                "--output", "1=" + self.path("shifted.npy")]
+        supp = self.path("library.supp")
+        # The library's bug at line 5 is known; line 6 is not, and a rule for another kernel
+        # matches nothing.
+        with open(supp, "w") as f:
+            f.write("# a library's known bug\n"
+                    "out-of-bounds kernel=lib_* at=library_bug.metal:5   # reads one past the end\n"
+                    "\n"
+                    "data-race kernel=other\n")
+        p = self.mslsim(*args, "--suppressions", supp)
+        self.assertFails(p, 1, "error [out-of-bounds]", "library_bug.metal:6:",
+                         "mslsim: 1 finding suppressed by " + supp,
+                         "unused suppression " + supp + ":4: data-race kernel=other")
+        self.assertNotIn("library_bug.metal:5:", p.stderr)
+        # Both lines set aside: the run succeeds, and its results are the kernel's (the refused
+        # reads give zero), as numpy computes them.
+        with open(supp, "w") as f:
+            f.write("out-of-bounds kernel=lib_shift at=library_bug.metal\n")
+        p = self.mslsim(*args, "--suppressions", supp)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("mslsim: 3 findings suppressed by " + supp, p.stderr)
+        a = np.append(np.arange(8, dtype=np.float32), [0, 0])
+        np.testing.assert_array_equal(np.load(self.path("shifted.npy")), a[1:9] + a[2:10])
+        # A rule that cannot be read is refused before anything runs, naming its file and line.
+        with open(supp, "w") as f:
+            f.write("# fine\nout-of-bounds at=library_bug.metal:five\n")
+        self.assertFails(self.mslsim(*args, "--suppressions", supp), 2,
+                         supp + ":2: 'five' is not a line number")
+        self.assertFails(self.mslsim(*args, "--suppressions", self.path("missing.supp")), 2,
+                         "cannot open suppressions file")
+
     def test_bounds_are_exact_per_buffer(self):
         src = self.path("oob.metal")
         with open(src, "w") as f:
