@@ -90,14 +90,17 @@ variable ``MSLSIM_CHECK``, and the default ``"bounds,sync"``. Values are those o
 ``all`` or ``none``.
 """
 
+import atexit as _atexit
 import contextlib as _contextlib
 import operator as _operator
 import os as _os
+import sys as _sys
 import types as _pytypes
 
 import numpy as _np
 
 from ._mslsim import KernelError, _MetalKernel, build_info
+from ._mslsim import suppression_summary as _summary_of_suppressions
 from .library import Library, LibraryKernel
 from ._types import (Device, DeviceType, Dtype, Stream, bfloat16, bfloat16_array, bool_,
                      complex64, cpu, default_device, default_stream, float16, float32, float64,
@@ -110,11 +113,24 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "complex64",
     "bfloat16_array", "to_bfloat16",
     "Device", "DeviceType", "Stream", "cpu", "gpu", "default_device", "default_stream",
-    "new_stream", "timeout_seconds", "workers", "checks", "build_info",
+    "new_stream", "timeout_seconds", "workers", "checks", "suppressions", "build_info",
 ]
 
 timeout_seconds = 60.0
 workers = 0
+# A suppressions file (docs/checks.md): findings its rules match do not raise. How many it set
+# aside, and its rules that matched nothing, are printed on stderr when the interpreter exits.
+suppressions = _os.environ.get("MSLSIM_SUPPRESSIONS") or None
+
+
+def _suppressions():
+    return "" if suppressions is None else _os.fspath(suppressions)
+
+
+@_atexit.register
+def _summarise_suppressions():
+    for line in _summary_of_suppressions():
+        _sys.stderr.write("mslsim: %s\n" % line)
 
 
 def _progress_callback(progress):
@@ -409,7 +425,8 @@ class MetalKernel:
         template_args = _template(template)
         results = self._kernel.call(converted, shapes, dtypes, grid, threadgroup, template_args,
                                     init_value, bool(verbose), cpu_stream, float(timeout_seconds),
-                                    _active_checks(check), _workers(), _progress_callback(progress))
+                                    _active_checks(check), _workers(), _suppressions(),
+                                    _progress_callback(progress))
         del converted  # the inputs (and any copies) stay alive until the kernel has run
         return [bfloat16_array(a) if name == "bfloat16" else a for name, a in results]
 

@@ -106,6 +106,37 @@ py::array toNumpy(HostArray&& host) {
   return py::array(numpyDtype(owned->dtype), shape, owned->bytes.data(), owner);
 }
 
+// mslsim.suppressions: each file read once per process, so that its rules' uses add up over the
+// calls and the summary at exit (suppression_summary) covers them all.
+std::mutex suppressionsMutex;
+std::map<std::string, std::shared_ptr<mslsim::Suppressions>> loadedSuppressions;
+
+std::shared_ptr<const mslsim::Suppressions> suppressionsFrom(const std::string& path) {
+  if (path.empty()) return nullptr;
+  std::lock_guard<std::mutex> lock(suppressionsMutex);
+  auto& s = loadedSuppressions[path];
+  if (!s) {
+    try {
+      s = mslsim::Suppressions::fromFile(path);
+    } catch (const mslsim::Error& e) {
+      loadedSuppressions.erase(path);
+      throw py::value_error(std::string("mslsim.suppressions: ") + e.what());
+    }
+  }
+  return s;
+}
+
+std::vector<std::string> suppressionSummary() {
+  std::lock_guard<std::mutex> lock(suppressionsMutex);
+  std::vector<std::string> lines;
+  for (auto& [path, s] : loadedSuppressions) {
+    if (uint64_t n = s->suppressedCount())
+      lines.push_back(std::to_string(n) + (n == 1 ? " finding" : " findings") + " suppressed by " + path);
+    for (const std::string& line : s->unusedRules()) lines.push_back(line);
+  }
+  return lines;
+}
+
 // DispatchOptions::progress from Python's `progress`: None for none, else a callable taking
 // (phase, done, total), called with the GIL held (the dispatch runs without it).
 std::function<void(uint64_t, uint64_t, uint64_t)> progressCallback(const py::object& progress) {
@@ -144,8 +175,9 @@ class PyMetalKernel {
                 const std::vector<std::tuple<std::string, std::string, py::object>>& templateArgs,
                 std::optional<double> initValue, bool verbose, bool cpuStream,
                 double timeoutSeconds, const std::string& checks, unsigned workers,
-                const py::object& progress) const {
+                const std::string& suppressions, const py::object& progress) const {
     mx::Call call;
+    call.suppressions = suppressionsFrom(suppressions);
     try {
       call.checks = mslsim::parseCheckList(checks);
     } catch (const mslsim::Error& e) {
@@ -246,8 +278,10 @@ class PyLibrary {
                 const std::vector<std::tuple<unsigned, std::string, uintptr_t, uint64_t, uintptr_t, uint64_t, std::string>>& bindings,
                 const std::map<unsigned, uint64_t>& threadgroupMemory, std::array<uint32_t, 3> grid,
                 std::array<uint32_t, 3> threadgroup, const std::string& mode, const std::string& checks,
-                double timeoutSeconds, unsigned workers, const py::object& progress) {
+                double timeoutSeconds, unsigned workers, const std::string& suppressions,
+                const py::object& progress) {
     mslsim::DispatchOptions options;
+    options.suppressions = suppressionsFrom(suppressions);
     options.progress = progressCallback(progress);
     try {
       options.checks = mslsim::parseCheckList(checks);
@@ -344,7 +378,8 @@ PYBIND11_MODULE(_mslsim, m) {
       .def("call", &PyMetalKernel::call, py::arg("inputs"), py::arg("output_shapes"),
            py::arg("output_dtypes"), py::arg("grid"), py::arg("threadgroup"), py::arg("template"),
            py::arg("init_value"), py::arg("verbose"), py::arg("cpu_stream"),
-           py::arg("timeout_seconds"), py::arg("checks"), py::arg("workers"), py::arg("progress") = py::none())
+           py::arg("timeout_seconds"), py::arg("checks"), py::arg("workers"), py::arg("suppressions"),
+           py::arg("progress") = py::none())
       .def_property_readonly("name", [](const PyMetalKernel& k) { return k.spec().name; })
       .def_property_readonly("input_names", [](const PyMetalKernel& k) { return k.spec().inputNames; })
       .def_property_readonly("output_names", [](const PyMetalKernel& k) { return k.spec().outputNames; })
@@ -363,7 +398,8 @@ PYBIND11_MODULE(_mslsim, m) {
       .def("kernel_names", &PyLibrary::kernelNames)
       .def("dispatch", &PyLibrary::dispatch, py::arg("kernel"), py::arg("bindings"), py::arg("threadgroup_memory"),
            py::arg("grid"), py::arg("threadgroup"), py::arg("mode"), py::arg("checks"), py::arg("timeout_seconds"),
-           py::arg("workers"), py::arg("progress") = py::none());
+           py::arg("workers"), py::arg("suppressions"), py::arg("progress") = py::none());
+  m.def("suppression_summary", &suppressionSummary);
 
   m.def("dtype_size", [](const std::string& name) { return mslsim::dtypeSize(dtypeFromName(name)); });
   m.def("build_info", [] {

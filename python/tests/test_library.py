@@ -120,3 +120,38 @@ def test_compile_errors_point_at_the_line():
     with pytest.raises(RuntimeError, match="broken.metal:2:.*undeclared identifier 'nope'"):
         mslsim.Library(source="#include <metal_stdlib>\nkernel void k(device float* y [[buffer(0)]]) { y[0] = nope; }\n",
                        name="broken.metal")
+
+
+SHIFT = """
+#include <metal_stdlib>
+using namespace metal;
+kernel void lib_shift(device const float* a [[buffer(0)]], device float* out [[buffer(1)]],
+                      uint i [[thread_position_in_grid]]) {
+  out[i] = a[i + 1];
+}
+"""
+
+
+def test_suppressions_set_aside_a_known_bug_and_say_so_at_exit(tmp_path, monkeypatch):
+    # The library's kernel reads one past the end of `a` (line 6): a finding that raises, unless a
+    # rule of mslsim.suppressions matches it. At exit, the count and the unused rules.
+    supp = tmp_path / "known.supp"
+    supp.write_text("out-of-bounds kernel=lib_* at=source.metal:6   # a library's known bug\n"
+                    "data-race kernel=other\n")
+    lib = mslsim.Library(source=SHIFT, name="source.metal")
+    a, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    with pytest.raises(mslsim.KernelError):
+        lib.kernel("lib_shift")(buffers={0: a, 1: out}, grid=(8,), threadgroup=(8,))
+    monkeypatch.setattr(mslsim, "suppressions", str(supp))
+    out[:] = 0
+    lib.kernel("lib_shift")(buffers={0: a, 1: out}, grid=(8,), threadgroup=(8,))
+    np.testing.assert_array_equal(out, np.append(a[1:], 0))  # the refused read gives zero
+    summary = mslsim._summary_of_suppressions()
+    assert "1 finding suppressed by %s" % supp in summary
+    assert "unused suppression %s:2: data-race kernel=other" % supp in summary
+    # A rule that cannot be read: ValueError naming its file and line, before anything runs.
+    bad = tmp_path / "bad.supp"
+    bad.write_text("out-of-bounds kernel\n")
+    monkeypatch.setattr(mslsim, "suppressions", str(bad))
+    with pytest.raises(ValueError, match=r"bad.supp:1: 'kernel' has no value"):
+        lib.kernel("lib_shift")(buffers={0: a, 1: out}, grid=(8,), threadgroup=(8,))
