@@ -367,10 +367,12 @@ def affine_qmm_t_float32_4bit(rng):
 # guards its rows with `reduction_dim == 1 && bi >= src_tile_dim.x` (quantized.h:654), i.e. against
 # BK = 32, never true: threads with bi 8..31 read w, scales, biases of rows 40..63 of a 40-row
 # weight (quantized.h:668-669, 526-527). The garbage only reaches output columns that
-# store_result_safe drops, so the result is right, but the reads are out of bounds.
+# store_result_safe drops, so the result is right, but the reads are out of bounds: a finding of
+# the checks; unchecked, the reads stay in the buffers' last 16 KiB pages and run on, as on a Mac.
 @case("mlx", xfail="MLX bug: qmm_t with N % 32 != 0 reads w/scales/biases rows past N: "
                    "QuantizedBlockLoader::load_safe (quantized.h:654) checks bi against "
-                   "src_tile_dim.x (BK) where qmm_t_impl passes short2(BK, num_outs)")
+                   "src_tile_dim.x (BK) where qmm_t_impl passes short2(BK, num_outs)",
+      xfail_checks=("default", "all"))
 def affine_qmm_t_float32_4bit_unaligned_n(rng):
     return quantized_case(rng, 40, 40, 64, "float32", "qmm_t")
 
