@@ -129,6 +129,8 @@ int runSpecCommand(const RunOptions& o) {
   auto spec = mlx::loadSpecFile(o.file);
   mlx::MetalKernel kernel(spec->kernel);
   spec->call.timeoutSeconds = o.timeout;
+  spec->call.checks = parseCheckList(o.checks);
+  spec->call.workers = o.workers;
   if (!o.suppressions.empty()) spec->call.suppressions = Suppressions::fromFile(o.suppressions);
   if (o.printSource) {
     fmt::print("{}", kernel.generate(spec->call).source);
@@ -611,6 +613,19 @@ int main(int argc, char** argv) {
   unsigned suiteWorkers = 0;
   suiteCmd->add_option("--workers", suiteWorkers, "as for run")->check(CLI::Range(1u, 1024u));
 
+  // CLI11 says "A subcommand is required" of a misspelt one: name it, and the ones there are.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string word = argv[1], names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == word;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      fmt::print(stderr, "mslsim: unknown subcommand '{}' (the subcommands: {}; mslsim --help)\n", word, names);
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -623,6 +638,17 @@ int main(int argc, char** argv) {
   }
   ProgressLine::forced = forceProgress ? 1 : quiet ? -1 : 0;
   try {
+    // What a SPEC.json says itself (kernel, sizes, inputs, outputs) or what its run does not do:
+    // refused rather than ignored.
+    if (*runCmd && run.file.size() > 5 && run.file.compare(run.file.size() - 5, 5, ".json") == 0)
+      for (const char* name : {"--kernel", "--grid", "--threadgroup", "--buffer", "--output", "--threadgroup-memory",
+                               "--constant", "-I", "-D", "--dispatch", "--schedule", "--simd-lanes", "--tier",
+                               "--watch", "--trace", "--max-errors", "--report-json", "--report-sarif",
+                               "--report-uniform-writes", "--repeat", "--error-exitcode"})
+        if (runCmd->get_option(name)->count() > 0)
+          throw Error("run " + run.file + ": " + name +
+                      " is not taken with a SPEC.json (the file gives the kernel, its sizes, inputs and outputs; "
+                      "a SPEC.json run takes --check, --workers, --timeout, --timing, --print-source, --suppressions)");
     if (*runCmd) return runCommand(run);
     if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, compileKernels, compileChecks, compileTier, emitLlvm);
     if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule, suiteWorkers);

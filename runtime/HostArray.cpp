@@ -147,6 +147,11 @@ void HostArray::setValue(uint64_t i, double value) {
   }
 }
 
+uint64_t maxBufferBytes() {
+  uint64_t memory = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+  return std::min(memory, uint64_t(1) << 36);
+}
+
 HostArray HostArray::filled(DType dtype, uint64_t count, double value) {
   HostArray a;
   a.dtype = dtype;
@@ -321,6 +326,9 @@ HostArray parseBufferSpec(const std::string& spec, const std::string& baseDir) {
   static const char* const kKinds[] = {"zeros", "fill", "scalar", "iota"};
   bool generated = false;
   for (auto* k : kKinds) generated |= !parts.empty() && parts[0] == k;
+  if (spec.empty())
+    throw Error("empty buffer spec: expected FILE.npy, zeros:DTYPE:COUNT, fill:DTYPE:COUNT:VALUE, "
+                "iota:DTYPE:COUNT or scalar:DTYPE:VALUE");
   if (!generated) {
     std::string path = spec;
     if (!baseDir.empty() && !path.empty() && path[0] != '/') path = baseDir + "/" + path;

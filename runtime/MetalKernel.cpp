@@ -108,11 +108,23 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   std::vector<HostArray> outputs;
   for (size_t i = 0; i < call.outputShapes.size(); ++i) {
     uint64_t count = 1;
+    bool overflows = false;
     HostArray o;
     o.dtype = call.outputDtypes[i];
     for (auto d : call.outputShapes[i]) {
       o.shape.push_back(uint64_t(d));
+      overflows = overflows || (d != 0 && count > UINT64_MAX / uint64_t(d));
       count *= uint64_t(d);
+    }
+    // As MLX's allocator refuses a buffer larger than the device's (before anything runs).
+    uint64_t limit = maxBufferBytes();
+    if (overflows || count > limit / dtypeSize(o.dtype)) {
+      std::string shape;
+      for (auto d : call.outputShapes[i]) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      throw RuntimeError("[metal::malloc] Attempting to allocate " +
+                         (overflows ? std::string("more than 2^64") : std::to_string(count * dtypeSize(o.dtype))) +
+                         " bytes which is greater than the maximum allowed buffer size of " + std::to_string(limit) +
+                         " bytes (output '" + spec_.outputNames[i] + "', shape (" + shape + "))");
     }
     o.bytes.resize(count * dtypeSize(o.dtype));
     if (call.initValue) {

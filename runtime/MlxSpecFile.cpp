@@ -148,11 +148,21 @@ std::unique_ptr<SpecFile> loadSpecFile(const std::string& path) {
     if (!t.is_array() || t.size() != 2 || !t[0].is_string())
       throw Error(spec.name("template") + ": entries must be [name, value]");
     const json& v = t[1];
+    const std::string what = spec.name("template") + ": the value of '" + t[0].get<std::string>() + "'";
     TemplateValue value;
-    if (v.is_boolean()) value = v.get<bool>();
-    else if (v.is_number_integer()) value = int(v.get<int64_t>());
-    else if (v.is_string()) value = dtypeField(v, "template value of '" + t[0].get<std::string>() + "'");
-    else throw ValueError("[metal_kernel] Invalid template argument. Must be `mlx.core.Dtype`, `int` or `bool`.");
+    if (v.is_boolean()) {
+      value = v.get<bool>();
+    } else if (v.is_number_integer()) {
+      // MLX's template integers are C ints (as Python's metal_kernel refuses larger ones).
+      if (v.is_number_unsigned() ? v.get<uint64_t>() > uint64_t(INT32_MAX)
+                                 : v.get<int64_t>() < INT32_MIN || v.get<int64_t>() > INT32_MAX)
+        throw Error(what + " (" + v.dump() + ") does not fit a 32-bit int");
+      value = int(v.get<int64_t>());
+    } else if (v.is_string()) {
+      value = dtypeField(v, what);
+    } else {
+      throw Error(what + " (" + v.dump() + ") must be a dtype name, an integer or a boolean");
+    }
     c.templateArgs.push_back({t[0].get<std::string>(), value});
   }
   if (spec.has("init_value") && !spec.raw("init_value").is_null()) c.initValue = spec.number("init_value");

@@ -86,7 +86,9 @@ std::map<unsigned, BufferView> readBufferSpecs(const std::map<unsigned, std::str
   std::map<unsigned, BufferView> views;
   for (auto& [index, spec] : specs) {
     std::string label = what + " " + std::to_string(index) + "=" + spec;
-    if (spec.empty() || spec[0] != '@') {
+    if (spec.empty()) throw Error(label + ": nothing after '=' (a FILE.npy, a generated buffer such as "
+                                  "zeros:float32:1024, or @INDEX for a view of another buffer)");
+    if (spec[0] != '@') {
       storage[index] = parseBufferSpec(spec, baseDir);
       continue;
     }

@@ -51,6 +51,9 @@ MSLSIM_DTYPE_OF(bool, Bool)
 // inaccessible pages (see sim/GuardedMemory.h): a kernel's stray access near it faults, and the
 // fault becomes a finding, instead of landing in the host's heap. Never null, even for 0 bytes.
 void* allocateGuarded(std::size_t bytes);
+// The largest buffer mslsim allocates: Metal's maxBufferLength of the simulated GPU (64 GiB), or
+// this machine's memory if that is less. Larger requests are refused with the numbers.
+uint64_t maxBufferBytes();
 void releaseGuarded(void* pointer, std::size_t bytes) noexcept;
 
 template <class T> struct GuardedAllocator {
