@@ -841,8 +841,10 @@ class KernelCollector : public clang::ASTConsumer,
         a.isReference = type->isReferenceType();
         a.isConst = pointee.isConstQualified();
         a.pointeeType = pointee.getUnqualifiedType().getAsString(policy);
-        if (!pointee->isIncompleteType() && !pointee->isDependentType())
+        if (!pointee->isIncompleteType() && !pointee->isDependentType()) {
           a.pointeeSize = ctx.getTypeSizeInChars(pointee).getQuantity();
+          a.pointeeAlign = ctx.getTypeAlignInChars(pointee).getQuantity();
+        }
         bool tg = annotation(p, "threadgroup_memory").has_value();
         // As written, but with template parameters substituted: "const device float*".
         // `constant` makes the pointee const in C++; the spelling keeps what the author wrote.

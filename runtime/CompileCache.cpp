@@ -90,7 +90,7 @@ json argumentToJson(const ArgumentInfo& a) {
   return {{"name", a.name}, {"position", a.position}, {"role", int(a.role)}, {"binding", a.binding},
           {"explicit", a.explicitBinding}, {"space", int(a.space)}, {"const", a.isConst},
           {"reference", a.isReference}, {"type", a.typeSpelling}, {"pointee", a.pointeeType},
-          {"pointee_size", a.pointeeSize}, {"builtin", int(a.builtin)}, {"components", a.components},
+          {"pointee_size", a.pointeeSize}, {"pointee_align", a.pointeeAlign}, {"builtin", int(a.builtin)}, {"components", a.components},
           {"component_size", a.componentSize}, {"location", position(a.location)},
           {"function_constant", a.functionConstant}, {"enabled", a.enabled}, {"used", a.used}};
 }
@@ -108,6 +108,7 @@ ArgumentInfo argumentFromJson(const json& j) {
   a.typeSpelling = j["type"];
   a.pointeeType = j["pointee"];
   a.pointeeSize = j["pointee_size"];
+  a.pointeeAlign = j.value("pointee_align", uint64_t(0));
   a.builtin = BuiltinValue(j["builtin"].get<int>());
   a.components = j["components"];
   a.componentSize = j["component_size"];

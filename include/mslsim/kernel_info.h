@@ -60,6 +60,7 @@ struct ArgumentInfo {
   std::string typeSpelling;   // as written in the source, e.g. "const device float*"
   std::string pointeeType;    // element type of a pointer/reference argument, e.g. "float"
   uint64_t pointeeSize = 0;   // sizeof the element type (0 if unknown/incomplete)
+  uint64_t pointeeAlign = 0;  // alignof the element type (0 if unknown): Metal's offset alignment
   // Built-ins: which value, how many components the parameter has (1-3) and their size in bytes.
   BuiltinValue builtin = BuiltinValue::ThreadPositionInGrid;
   unsigned components = 1;

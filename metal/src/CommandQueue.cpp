@@ -87,7 +87,15 @@ std::string DeviceObject::execute(const RecordedDispatch& d) {
     for (auto& [index, binding] : d.buffers) {
       // Metal ignores buffers bound at indices the kernel does not declare (MLX binds sizes some
       // kernel variants never read).
-      if (!info.bufferArgument(index)) continue;
+      const mslsim::ArgumentInfo* argument = info.bufferArgument(index);
+      if (!argument) continue;
+      // Metal: "For buffers in the device address space, align the offset to the data type
+      // consumed by the compute function (which is always less than or equal to 16 bytes)."
+      uint64_t align = std::min<uint64_t>(argument->pointeeAlign, 16);
+      if (binding.buffer && argument->space == mslsim::AddressSpace::Device && align > 1 && binding.offset % align)
+        return "API misuse: setBuffer: offset " + std::to_string(binding.offset) + " at index " + std::to_string(index) +
+               " is not a multiple of " + std::to_string(align) + ", the alignment of argument '" + argument->name +
+               "' (" + argument->typeSpelling + ") of kernel '" + kernel + "'";
       if (binding.buffer) {
         auto* b = static_cast<BufferObject*>(binding.buffer.get());
         dispatch.bind(index, b->data, b->length, binding.offset);
@@ -152,6 +160,13 @@ void CommandBufferObject::setStatus(MTL::CommandBufferStatus s) {
   changed.notify_all();
 }
 
+void CommandBufferObject::misused(const std::string& call, const std::string& what) {
+  std::string text = call + ": " + what;
+  std::cerr << "mslsim (Metal): API misuse: " << text << " (Metal's API validation stops here; the command buffer will fail)\n";
+  std::lock_guard<std::mutex> lock(mutex);
+  if (misuse.empty()) misuse = text;
+}
+
 void CommandBufferObject::run() {
   NS::SharedPtr<NS::AutoreleasePool> pool = NS::TransferPtr(NS::AutoreleasePool::alloc()->init());
   setStatus(MTL::CommandBufferStatusScheduled);
@@ -168,10 +183,11 @@ void CommandBufferObject::run() {
       else
         static_cast<SharedEventObject*>(event)->waitFor(command.event->value);
     } else if (failure.empty()) {
-      failure = d.execute(*command.dispatch);
+      failure = misuse.empty() ? d.execute(*command.dispatch) : "API misuse: " + misuse;
     }
   }
   endTime = now();
+  if (failure.empty() && !misuse.empty()) failure = "API misuse: " + misuse;  // a buffer without dispatches
   if (!failure.empty()) {
     std::lock_guard<std::mutex> lock(mutex);
     error.reset(makeError(kCommandBufferErrorDomain, MTL::CommandBufferErrorInternal, failure));
@@ -266,6 +282,11 @@ namespace MTL {
 namespace {
 
 ComputeCommandEncoder* newEncoder(CommandBuffer* buffer, DispatchType type) {
+  auto* b = static_cast<CommandBufferObject*>(buffer);
+  if (b->openEncoder)
+    b->misused("computeCommandEncoder", "a new encoder while the previous one is still encoding (call endEncoding first)");
+  if (buffer->status() >= CommandBufferStatusCommitted)
+    b->misused("computeCommandEncoder", "an encoder on a command buffer already committed");
   auto* e = new ComputeCommandEncoderObject();
   e->commandBuffer.reset(buffer);
   e->dispatchType = type;
@@ -295,19 +316,37 @@ void CommandBuffer::enqueue() {
 
 void CommandBuffer::commit() {
   auto* b = MSLSIM_SELF;
-  if (status() >= CommandBufferStatusCommitted) return;  // Metal raises; committing twice changes nothing here
+  if (status() >= CommandBufferStatusCommitted) {  // Metal's validation stops here; it changes nothing
+    std::cerr << "mslsim (Metal): API misuse: commit: the command buffer was already committed "
+                 "(Metal's API validation stops here; the second commit is ignored)\n";
+    return;
+  }
+  if (b->openEncoder) b->misused("commit", "an encoder is still encoding (call endEncoding before commit)");
   b->setStatus(CommandBufferStatusCommitted);
   static_cast<CommandQueueObject*>(b->queue.get())->submit(b);
 }
 
+namespace {
+// A wait for a command buffer nobody committed would never end.
+bool waitable(CommandBuffer* buffer, const char* call) {
+  if (buffer->status() >= CommandBufferStatusCommitted) return true;
+  std::cerr << "mslsim (Metal): API misuse: " << call
+            << ": the command buffer was not committed, so it would never complete (Metal's API validation "
+               "stops here; the wait returns at once)\n";
+  return false;
+}
+}  // namespace
+
 void CommandBuffer::waitUntilScheduled() {
   auto* b = MSLSIM_SELF;
+  if (!waitable(this, "waitUntilScheduled")) return;
   std::unique_lock<std::mutex> lock(b->mutex);
   b->changed.wait(lock, [&] { return b->status >= CommandBufferStatusScheduled; });
 }
 
 void CommandBuffer::waitUntilCompleted() {
   auto* b = MSLSIM_SELF;
+  if (!waitable(this, "waitUntilCompleted")) return;
   std::unique_lock<std::mutex> lock(b->mutex);
   b->changed.wait(lock, [&] { return b->finished; });
 }
@@ -382,9 +421,30 @@ void CommandEncoder::popDebugGroup() {}
 void CommandEncoder::insertDebugSignpost(const NS::String*) {}
 
 #define MSLSIM_SELF static_cast<ComputeCommandEncoderObject*>(this)
+namespace {
+// Metal's argument tables: buffer (and threadgroup memory) indices 0 to 30.
+constexpr NS::UInteger kArgumentIndices = 31;
+// setBytes: "Use this method for single-use data smaller than 4 KB."
+constexpr NS::UInteger kSetBytesLimit = 4096;
+
+CommandBufferObject& bufferOf(ComputeCommandEncoderObject* e) {
+  return *static_cast<CommandBufferObject*>(e->commandBuffer.get());
+}
+bool validIndex(ComputeCommandEncoderObject* e, const char* call, NS::UInteger index) {
+  if (index < kArgumentIndices) return true;
+  bufferOf(e).misused(call, "index " + std::to_string(index) + " is out of range (Metal has indices 0 to 30)");
+  return false;
+}
+}  // namespace
+
 void ComputeCommandEncoder::setComputePipelineState(const ComputePipelineState* state) { MSLSIM_SELF->pipeline.reset(state); }
 
 void ComputeCommandEncoder::setBuffer(const Buffer* buffer, NS::UInteger offset, NS::UInteger index) {
+  if (!validIndex(MSLSIM_SELF, "setBuffer", index)) return;
+  if (buffer && offset > buffer->length())
+    bufferOf(MSLSIM_SELF).misused("setBuffer", "offset " + std::to_string(offset) + " is past the end of the buffer (" +
+                                                   std::to_string(buffer->length()) + " bytes) at index " +
+                                                   std::to_string(index));
   RecordedDispatch::BufferBinding b;
   b.buffer.reset(buffer);
   b.offset = offset;
@@ -400,11 +460,20 @@ void ComputeCommandEncoder::setBuffers(const Buffer* const buffers[], const NS::
   for (NS::UInteger i = 0; i < range.length; ++i) setBuffer(buffers[i], offsets[i], range.location + i);
 }
 void ComputeCommandEncoder::setBufferOffset(NS::UInteger offset, NS::UInteger index) {
+  if (!validIndex(MSLSIM_SELF, "setBufferOffset", index)) return;
   auto it = MSLSIM_SELF->buffers.find(unsigned(index));
+  if (it != MSLSIM_SELF->buffers.end() && it->second.buffer && offset > it->second.buffer->length())
+    bufferOf(MSLSIM_SELF).misused("setBufferOffset", "offset " + std::to_string(offset) + " is past the end of the buffer (" +
+                                                         std::to_string(it->second.buffer->length()) + " bytes) at index " +
+                                                         std::to_string(index));
   if (it != MSLSIM_SELF->buffers.end()) it->second.offset = offset;
 }
 
 void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS::UInteger index) {
+  if (!validIndex(MSLSIM_SELF, "setBytes", index)) return;
+  if (length > kSetBytesLimit)
+    bufferOf(MSLSIM_SELF).misused("setBytes", std::to_string(length) + " bytes at index " + std::to_string(index) +
+                                                  ", more than the 4 KiB Metal allows (use a buffer)");
   // A small allocation of its own, copied now (the caller's memory may be gone when it runs).
   RecordedDispatch::BufferBinding b;
   b.bytes = std::make_shared<mslsim::DeviceBytes>(static_cast<const uint8_t*>(bytes),
@@ -417,6 +486,7 @@ void ComputeCommandEncoder::setBytes(const void* bytes, NS::UInteger length, NS:
 }
 
 void ComputeCommandEncoder::setThreadgroupMemoryLength(NS::UInteger length, NS::UInteger index) {
+  if (!validIndex(MSLSIM_SELF, "setThreadgroupMemoryLength", index)) return;
   MSLSIM_SELF->threadgroupMemory[unsigned(index)] = length;
 }
 

@@ -213,18 +213,26 @@ CommandQueue* Device::newCommandQueue(NS::UInteger) { return newCommandQueue(); 
 CommandQueue* Device::newCommandQueue(const CommandQueueDescriptor*) { return newCommandQueue(); }
 
 Buffer* Device::newBuffer(NS::UInteger length, ResourceOptions options) {
+  // Metal returns nil for a buffer longer than maxBufferLength, or memory it cannot have.
+  if (length > maxBufferLength() || length > mslsim::maxBufferBytes()) return nullptr;
+  uint8_t* data = nullptr;
+  try {
+    data = static_cast<uint8_t*>(mslsim::allocateGuarded(length));  // zero-filled pages
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
   auto* b = new BufferObject();
   b->device = this;
   b->options = options;
   b->length = length;
-  b->data = static_cast<uint8_t*>(mslsim::allocateGuarded(length));  // zero-filled pages
+  b->data = data;
   device(this).allocated += length;
   return b;
 }
 
 Buffer* Device::newBuffer(const void* bytes, NS::UInteger length, ResourceOptions options) {
   Buffer* b = newBuffer(length, options);
-  if (length) std::memcpy(b->contents(), bytes, length);
+  if (b && length) std::memcpy(b->contents(), bytes, length);
   return b;
 }
 
@@ -350,6 +358,10 @@ Buffer* Heap::newBuffer(NS::UInteger length, ResourceOptions options) {
     if (length > h.size - used) return nullptr;  // full
   } while (!h.used.compare_exchange_weak(used, used + length));
   auto* b = static_cast<BufferObject*>(h.device->newBuffer(length, options));
+  if (!b) {
+    h.used -= length;
+    return nullptr;
+  }
   b->heap.reset(this);
   return b;
 }

@@ -369,6 +369,10 @@ struct CommandBufferObject final : MTL::CommandBuffer {
   std::vector<PlainCallback<MTL::CommandBuffer*>> scheduledHandlers, completedHandlers;
   double startTime = 0, endTime = 0;
   MTL::CommandEncoder* openEncoder = nullptr;  // not retained: the encoder retains this buffer
+  // API misuse Metal's validation layer stops at (docs/metal-api.md, "API validation"): said on
+  // stderr at the call, and the command buffer fails with the first of them when it runs.
+  std::string misuse;
+  void misused(const std::string& call, const std::string& what);
 
   void setStatus(MTL::CommandBufferStatus s);
   void run();  // on the queue's thread

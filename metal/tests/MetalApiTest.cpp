@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -699,3 +700,115 @@ TEST_F(MetalApi, DeviceDescribesAnM1ClassGpu) {
 }
 
 }  // namespace
+
+// --- API validation: what Metal's validation layer stops at fails the command buffer here, with the
+// call named (and a line on stderr at the call); allocation failures are nil.
+
+namespace {
+// Runs `encode` on a fresh command buffer, commits it, waits, and returns its error text ("" if none).
+std::string failureOf(MTL::CommandQueue* queue, const std::function<void(MTL::CommandBuffer*)>& encode) {
+  MTL::CommandBuffer* cb = queue->commandBuffer();
+  encode(cb);
+  cb->commit();
+  cb->waitUntilCompleted();
+  if (cb->status() != MTL::CommandBufferStatusError || !cb->error()) return "";
+  return cb->error()->localizedDescription()->utf8String();
+}
+}  // namespace
+
+TEST_F(MetalApi, BindingIndicesOutsideMetalsArgumentTableFailTheCommandBuffer) {
+  auto state = pipeline(kScale, "scale");
+  ASSERT_TRUE(state);
+  auto data = floats(std::vector<float>(64, 1.0f));
+  float two = 2;
+  std::string text = failureOf(queue_.get(), [&](MTL::CommandBuffer* cb) {
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state.get());
+    enc->setBuffer(data.get(), 0, 0);
+    enc->setBytes(&two, sizeof two, 1);
+    enc->setBuffer(data.get(), 0, 31);  // Metal has 0 to 30
+    enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(64, 1, 1));
+    enc->endEncoding();
+  });
+  EXPECT_NE(text.find("API misuse: setBuffer: index 31 is out of range (Metal has indices 0 to 30)"), std::string::npos)
+      << text;
+  EXPECT_EQ(read(data.get())[0], 1.0f);  // nothing ran
+}
+
+TEST_F(MetalApi, OffsetsPastTheBufferOrMisalignedForTheArgumentFailTheCommandBuffer) {
+  const char* source = "#include <metal_stdlib>\nusing namespace metal;\n"
+                       "kernel void copy4(device const float4* in [[buffer(0)]], device float4* out [[buffer(1)]],\n"
+                       "                  uint i [[thread_position_in_grid]]) { out[i] = in[i]; }\n";
+  auto state = pipeline(source, "copy4");
+  ASSERT_TRUE(state);
+  auto in = floats(std::vector<float>(64, 1.0f));
+  auto out = floats(std::vector<float>(64, 0.0f));
+  auto encode = [&](NS::UInteger inOffset) {
+    return [&, inOffset](MTL::CommandBuffer* cb) {
+      MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+      enc->setComputePipelineState(state.get());
+      enc->setBuffer(in.get(), inOffset, 0);
+      enc->setBuffer(out.get(), 0, 1);
+      enc->dispatchThreads(MTL::Size(4, 1, 1), MTL::Size(4, 1, 1));
+      enc->endEncoding();
+    };
+  };
+  EXPECT_EQ(failureOf(queue_.get(), encode(16)), "");  // a float4 further: aligned
+  std::string text = failureOf(queue_.get(), encode(4));
+  EXPECT_NE(text.find("setBuffer: offset 4 at index 0 is not a multiple of 16, the alignment of argument 'in'"),
+            std::string::npos) << text;
+  text = failureOf(queue_.get(), encode(4096));
+  EXPECT_NE(text.find("setBuffer: offset 4096 is past the end of the buffer (256 bytes) at index 0"), std::string::npos)
+      << text;
+}
+
+TEST_F(MetalApi, SetBytesOverFourKibibytesFailsTheCommandBuffer) {
+  auto state = pipeline(kScale, "scale");
+  ASSERT_TRUE(state);
+  auto data = floats(std::vector<float>(64, 1.0f));
+  std::vector<float> big(1025, 2.0f);  // 4,100 bytes
+  std::string text = failureOf(queue_.get(), [&](MTL::CommandBuffer* cb) {
+    MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+    enc->setComputePipelineState(state.get());
+    enc->setBuffer(data.get(), 0, 0);
+    enc->setBytes(big.data(), big.size() * sizeof(float), 1);
+    enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(64, 1, 1));
+    enc->endEncoding();
+  });
+  EXPECT_NE(text.find("setBytes: 4100 bytes at index 1, more than the 4 KiB Metal allows"), std::string::npos) << text;
+}
+
+TEST_F(MetalApi, EncoderAndCommandBufferStateMisuseIsSaidAndNeverHangs) {
+  auto state = pipeline(kScale, "scale");
+  ASSERT_TRUE(state);
+  auto data = floats(std::vector<float>(64, 1.0f));
+  // A second encoder while the first is still encoding.
+  std::string text = failureOf(queue_.get(), [&](MTL::CommandBuffer* cb) {
+    cb->computeCommandEncoder();
+    encodeScale(cb, state.get(), data.get(), 2);
+  });
+  EXPECT_NE(text.find("computeCommandEncoder: a new encoder while the previous one is still encoding"),
+            std::string::npos) << text;
+  // Committed with an encoder still encoding.
+  text = failureOf(queue_.get(), [&](MTL::CommandBuffer* cb) { cb->computeCommandEncoder(); });
+  EXPECT_NE(text.find("commit: an encoder is still encoding"), std::string::npos) << text;
+  // Waiting for a command buffer never committed returns at once instead of never.
+  MTL::CommandBuffer* idle = queue_->commandBuffer();
+  idle->waitUntilCompleted();
+  idle->waitUntilScheduled();
+  EXPECT_EQ(idle->status(), MTL::CommandBufferStatusNotEnqueued);
+  // Committed twice: the second commit changes nothing; the work ran once.
+  MTL::CommandBuffer* cb = queue_->commandBuffer();
+  encodeScale(cb, state.get(), data.get(), 2);
+  cb->commit();
+  cb->commit();
+  cb->waitUntilCompleted();
+  EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
+  EXPECT_EQ(read(data.get())[0], 2.0f);
+}
+
+TEST_F(MetalApi, BuffersLargerThanTheDeviceAllowsAreNil) {
+  EXPECT_EQ(device_->newBuffer(NS::UInteger(1) << 50, MTL::ResourceStorageModeShared), nullptr);
+  EXPECT_EQ(device_->newBuffer(device_->maxBufferLength() + 1, MTL::ResourceStorageModeShared), nullptr);
+  EXPECT_TRUE(NS::TransferPtr(device_->newBuffer(1024, MTL::ResourceStorageModeShared)));
+}
