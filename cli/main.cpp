@@ -131,6 +131,7 @@ int runSpecCommand(const RunOptions& o) {
   spec->call.timeoutSeconds = o.timeout;
   spec->call.checks = parseCheckList(o.checks);
   spec->call.workers = o.workers;
+  spec->call.reportFindings = o.errorExitCode == 0;  // report only: the outputs are written as well
   if (!o.suppressions.empty()) spec->call.suppressions = Suppressions::fromFile(o.suppressions);
   if (o.printSource) {
     fmt::print("{}", kernel.generate(spec->call).source);
@@ -150,7 +151,7 @@ int runSpecCommand(const RunOptions& o) {
   } catch (const mlx::KernelError& e) {
     fmt::print(stderr, "{}", e.what());
     printSuppressionSummary(o.suppressions, spec->call.suppressions.get());
-    return kExitFinding;
+    return o.errorExitCode;
   } catch (const std::invalid_argument& e) {  // MLX's ValueError
     fmt::print(stderr, "mslsim: {}\n", e.what());
     return kExitUsage;
@@ -644,11 +645,12 @@ int main(int argc, char** argv) {
       for (const char* name : {"--kernel", "--grid", "--threadgroup", "--buffer", "--output", "--threadgroup-memory",
                                "--constant", "-I", "-D", "--dispatch", "--schedule", "--simd-lanes", "--tier",
                                "--watch", "--trace", "--max-errors", "--report-json", "--report-sarif",
-                               "--report-uniform-writes", "--repeat", "--error-exitcode"})
+                               "--report-uniform-writes", "--repeat"})
         if (runCmd->get_option(name)->count() > 0)
           throw Error("run " + run.file + ": " + name +
                       " is not taken with a SPEC.json (the file gives the kernel, its sizes, inputs and outputs; "
-                      "a SPEC.json run takes --check, --workers, --timeout, --timing, --print-source, --suppressions)");
+                      "a SPEC.json run takes --check, --workers, --timeout, --timing, --print-source, --suppressions, "
+                      "--error-exitcode)");
     if (*runCmd) return runCommand(run);
     if (*compileCmd) return compileCommand(compileFile, compileIncludes, compileDefines, compileConstants, compileKernels, compileChecks, compileTier, emitLlvm);
     if (*suiteCmd) return suiteCommand(cases, dataDir, suiteChecks, suiteSchedule, suiteWorkers);

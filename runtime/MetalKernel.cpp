@@ -233,6 +233,10 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
     else
       std::cerr << "mslsim: " << format(f) << std::endl;
   }
+  if (!report.empty() && call.reportFindings) {
+    std::cerr << "mslsim: kernel " << g.name << " has errors (report mode, the outputs are kept):\n" << report;
+    return outputs;
+  }
   if (!report.empty()) {
     // The JSON report names the user's source/header positions, like the text.
     std::vector<Finding> mapped = result.findings;

@@ -88,6 +88,9 @@ struct Call {
   std::function<void(uint64_t done, uint64_t total, uint64_t findings)> progress;  // as DispatchOptions::progress
   CheckSet checks;  // default: bounds and sync
   std::shared_ptr<const Suppressions> suppressions;  // as DispatchOptions::suppressions
+  // Report mode (docs/checks.md): errors are printed on stderr and the outputs returned, instead
+  // of KernelError.
+  bool reportFindings = false;
 };
 
 struct GeneratedKernel {

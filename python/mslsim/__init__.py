@@ -113,7 +113,7 @@ __all__ = [
     "float16", "float32", "float64", "bfloat16", "complex64",
     "bfloat16_array", "to_bfloat16",
     "Device", "DeviceType", "Stream", "cpu", "gpu", "default_device", "default_stream",
-    "new_stream", "timeout_seconds", "workers", "checks", "suppressions", "build_info",
+    "new_stream", "timeout_seconds", "workers", "checks", "suppressions", "findings", "build_info",
 ]
 
 timeout_seconds = 60.0
@@ -121,10 +121,19 @@ workers = 0
 # A suppressions file (docs/checks.md): findings its rules match do not raise. How many it set
 # aside, and its rules that matched nothing, are printed on stderr when the interpreter exits.
 suppressions = _os.environ.get("MSLSIM_SUPPRESSIONS") or None
+# What a call with errors does: "fail" raises KernelError; "report" prints them on stderr and
+# returns the results (default $MSLSIM_FINDINGS, else "fail").
+findings = _os.environ.get("MSLSIM_FINDINGS") or "fail"
 
 
 def _suppressions():
     return "" if suppressions is None else _os.fspath(suppressions)
+
+
+def _report_findings():
+    if findings not in ("fail", "report"):
+        raise ValueError("mslsim.findings must be 'fail' or 'report', not %r" % (findings,))
+    return findings == "report"
 
 
 @_atexit.register
@@ -426,7 +435,7 @@ class MetalKernel:
         results = self._kernel.call(converted, shapes, dtypes, grid, threadgroup, template_args,
                                     init_value, bool(verbose), cpu_stream, float(timeout_seconds),
                                     _active_checks(check), _workers(), _suppressions(),
-                                    _progress_callback(progress))
+                                    _report_findings(), _progress_callback(progress))
         del converted  # the inputs (and any copies) stay alive until the kernel has run
         return [bfloat16_array(a) if name == "bfloat16" else a for name, a in results]
 

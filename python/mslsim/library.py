@@ -161,7 +161,8 @@ class LibraryKernel:
                                     _dims("threadgroup", threadgroup), str(dispatch),
                                     mslsim._active_checks(check),
                                     float(mslsim.timeout_seconds if timeout is None else timeout),
-                                    mslsim._workers(), mslsim._suppressions(), mslsim._progress_callback(progress))
+                                    mslsim._workers(), mslsim._suppressions(), mslsim._report_findings(),
+                                    mslsim._progress_callback(progress))
         del bindings  # the memory (and copies) stay alive until the kernel has run
 
     def __repr__(self):

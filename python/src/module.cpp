@@ -175,9 +175,10 @@ class PyMetalKernel {
                 const std::vector<std::tuple<std::string, std::string, py::object>>& templateArgs,
                 std::optional<double> initValue, bool verbose, bool cpuStream,
                 double timeoutSeconds, const std::string& checks, unsigned workers,
-                const std::string& suppressions, const py::object& progress) const {
+                const std::string& suppressions, bool reportFindings, const py::object& progress) const {
     mx::Call call;
     call.suppressions = suppressionsFrom(suppressions);
+    call.reportFindings = reportFindings;
     try {
       call.checks = mslsim::parseCheckList(checks);
     } catch (const mslsim::Error& e) {
@@ -278,7 +279,7 @@ class PyLibrary {
                 const std::vector<std::tuple<unsigned, std::string, uintptr_t, uint64_t, uintptr_t, uint64_t, std::string>>& bindings,
                 const std::map<unsigned, uint64_t>& threadgroupMemory, std::array<uint32_t, 3> grid,
                 std::array<uint32_t, 3> threadgroup, const std::string& mode, const std::string& checks,
-                double timeoutSeconds, unsigned workers, const std::string& suppressions,
+                double timeoutSeconds, unsigned workers, const std::string& suppressions, bool reportFindings,
                 const py::object& progress) {
     mslsim::DispatchOptions options;
     options.suppressions = suppressionsFrom(suppressions);
@@ -323,7 +324,10 @@ class PyLibrary {
       else
         py::module_::import("sys").attr("stderr").attr("write")("mslsim: " + p->formatFinding(f) + "\n");
     }
-    if (!report.empty())
+    if (!report.empty() && reportFindings)
+      py::module_::import("sys").attr("stderr").attr("write")(
+          "mslsim: kernel " + kernelName + " has errors (report mode, the results are kept):\n" + report);
+    else if (!report.empty())
       throw mx::KernelError("[mslsim] kernel " + kernelName + " failed:\n" + report,
                             mslsim::findingsToJson(kernelName, result.findings));
   }
@@ -379,7 +383,7 @@ PYBIND11_MODULE(_mslsim, m) {
            py::arg("output_dtypes"), py::arg("grid"), py::arg("threadgroup"), py::arg("template"),
            py::arg("init_value"), py::arg("verbose"), py::arg("cpu_stream"),
            py::arg("timeout_seconds"), py::arg("checks"), py::arg("workers"), py::arg("suppressions"),
-           py::arg("progress") = py::none())
+           py::arg("report_findings"), py::arg("progress") = py::none())
       .def_property_readonly("name", [](const PyMetalKernel& k) { return k.spec().name; })
       .def_property_readonly("input_names", [](const PyMetalKernel& k) { return k.spec().inputNames; })
       .def_property_readonly("output_names", [](const PyMetalKernel& k) { return k.spec().outputNames; })
@@ -398,7 +402,7 @@ PYBIND11_MODULE(_mslsim, m) {
       .def("kernel_names", &PyLibrary::kernelNames)
       .def("dispatch", &PyLibrary::dispatch, py::arg("kernel"), py::arg("bindings"), py::arg("threadgroup_memory"),
            py::arg("grid"), py::arg("threadgroup"), py::arg("mode"), py::arg("checks"), py::arg("timeout_seconds"),
-           py::arg("workers"), py::arg("suppressions"), py::arg("progress") = py::none());
+           py::arg("workers"), py::arg("suppressions"), py::arg("report_findings"), py::arg("progress") = py::none());
   m.def("suppression_summary", &suppressionSummary);
 
   m.def("dtype_size", [](const std::string& name) { return mslsim::dtypeSize(dtypeFromName(name)); });

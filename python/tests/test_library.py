@@ -155,3 +155,26 @@ def test_suppressions_set_aside_a_known_bug_and_say_so_at_exit(tmp_path, monkeyp
     monkeypatch.setattr(mslsim, "suppressions", str(bad))
     with pytest.raises(ValueError, match=r"bad.supp:1: 'kernel' has no value"):
         lib.kernel("lib_shift")(buffers={0: a, 1: out}, grid=(8,), threadgroup=(8,))
+
+
+def test_report_mode_prints_the_findings_and_keeps_the_results(monkeypatch, capsys):
+    lib = mslsim.Library(source=SHIFT, name="source.metal")
+    a, out = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    monkeypatch.setattr(mslsim, "findings", "report")
+    lib.kernel("lib_shift")(buffers={0: a, 1: out}, grid=(8,), threadgroup=(8,))
+    np.testing.assert_array_equal(out, np.append(a[1:], 0))
+    err = capsys.readouterr().err
+    assert "kernel lib_shift has errors (report mode, the results are kept)" in err
+    assert "error [out-of-bounds]" in err and "source.metal:6" in err
+    # metal_kernel calls too: the outputs come back.
+    k = mslsim.metal_kernel(name="past", input_names=["a"], output_names=["out"],
+                            source="uint i = thread_position_in_grid.x; out[i] = a[i + 1];")
+    (got,) = k(inputs=[a], output_shapes=[(8,)], output_dtypes=[mslsim.float32], grid=(8, 1, 1),
+               threadgroup=(8, 1, 1))
+    np.testing.assert_array_equal(got, np.append(a[1:], 0))
+    monkeypatch.setattr(mslsim, "findings", "fail")
+    with pytest.raises(mslsim.KernelError):
+        k(inputs=[a], output_shapes=[(8,)], output_dtypes=[mslsim.float32], grid=(8, 1, 1), threadgroup=(8, 1, 1))
+    monkeypatch.setattr(mslsim, "findings", "quiet")
+    with pytest.raises(ValueError, match="mslsim.findings must be 'fail' or 'report'"):
+        lib.kernel("lib_shift")(buffers={0: a, 1: out}, grid=(8,), threadgroup=(8,))

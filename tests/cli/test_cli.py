@@ -202,6 +202,17 @@ class Cli(unittest.TestCase):
         self.assertEqual(out.dtype, np.float16)
         np.testing.assert_allclose(out.astype(np.float32), np.exp(a.astype(np.float32)), rtol=1e-3)
 
+    def test_mlx_spec_with_error_exitcode_0_reports_and_writes_its_outputs(self):
+        a, spec = self.myexp_spec(source="uint i = thread_position_in_grid.x; out[i] = metal::exp(inp[i + 1]);")
+        p = self.mslsim("run", spec)
+        self.assertFails(p, 1, "error [out-of-bounds]")
+        p = self.mslsim("run", spec, "--error-exitcode", "0")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("has errors (report mode, the outputs are kept)", p.stderr)
+        out = np.load(self.path("myexp_out.npy")).astype(np.float32)
+        want = np.exp(np.append(a.astype(np.float32).ravel()[1:], 0)).reshape(4, 16)  # the read past the end: 0
+        np.testing.assert_allclose(out, want, rtol=1e-3)
+
     def test_mlx_spec_print_source_is_mlxs_text(self):
         _, spec = self.myexp_spec()
         p = self.mslsim("run", spec, "--print-source")
