@@ -841,10 +841,20 @@ std::vector<AccessSite> instrumentMemoryAccesses(llvm::Module& module, const std
       llvm::BasicBlock* tail = inst->getParent();
       inst->moveBefore(thenEnd);
       if (!inst->getType()->isVoidTy() && !inst->use_empty()) {
+        // A refused read gives zero. A refused compare-and-swap succeeds without writing: failing,
+        // it would send a CAS loop (a float or half atomic, as MLX's scatter makes) round for ever
+        // after the finding was made (MLX's test_identity ran into the time limit so).
+        llvm::Value* refused = llvm::Constant::getNullValue(inst->getType());
+        if (auto* cas = llvm::dyn_cast<llvm::AtomicCmpXchgInst>(inst)) {
+          llvm::IRBuilder<> hb(head->getTerminator());
+          refused = hb.CreateInsertValue(hb.CreateInsertValue(llvm::PoisonValue::get(cas->getType()),
+                                                              cas->getCompareOperand(), 0),
+                                         hb.getTrue(), 1);
+        }
         llvm::PHINode* phi = llvm::PHINode::Create(inst->getType(), 2, "", &tail->front());
         inst->replaceAllUsesWith(phi);
         phi->addIncoming(inst, thenEnd->getParent());
-        phi->addIncoming(llvm::Constant::getNullValue(inst->getType()), head);
+        phi->addIncoming(refused, head);
       }
     }
   }
