@@ -9,8 +9,12 @@
 namespace mslsim {
 
 namespace {
+// The white space the fields are split at (std::istream's: a form feed too, which the fuzzer found
+// making a rule of no kind).
+constexpr const char* kSpace = " \t\r\n\v\f";
+
 std::string trimmed(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+  size_t b = s.find_first_not_of(kSpace), e = s.find_last_not_of(kSpace);
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 

@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(fuzz_npy fuzz_buffer_spec fuzz_spec_json fuzz_case_json fuzz_msl_frontend)
+all_targets=(fuzz_npy fuzz_buffer_spec fuzz_spec_json fuzz_case_json fuzz_suppressions fuzz_msl_frontend)
 stage=all
 case "${1:-}" in --build-only) stage=build; shift ;; --no-build) stage=run; shift ;; esac
 seconds=${1:-60}
