@@ -173,7 +173,13 @@ void CommandBufferObject::run() {
   for (auto& handler : scheduledHandlers) handler(this);
   DeviceObject& d = mslsim::metal::device(queue->device());
   startTime = now();
-  std::string failure;
+  // What was misused while encoding (an encoder opened on it after commit may still add to it).
+  std::string misusedBefore;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    misusedBefore = misuse;
+  }
+  std::string failure = misusedBefore.empty() ? "" : "API misuse: " + misusedBefore;
   for (auto& command : commands) {
     if (command.event) {
       // Signals still happen after a failure, so that work waiting on this buffer is not stuck.
@@ -183,11 +189,10 @@ void CommandBufferObject::run() {
       else
         static_cast<SharedEventObject*>(event)->waitFor(command.event->value);
     } else if (failure.empty()) {
-      failure = misuse.empty() ? d.execute(*command.dispatch) : "API misuse: " + misuse;
+      failure = d.execute(*command.dispatch);
     }
   }
   endTime = now();
-  if (failure.empty() && !misuse.empty()) failure = "API misuse: " + misuse;  // a buffer without dispatches
   if (!failure.empty()) {
     std::lock_guard<std::mutex> lock(mutex);
     error.reset(makeError(kCommandBufferErrorDomain, MTL::CommandBufferErrorInternal, failure));
@@ -265,6 +270,11 @@ void ComputeCommandEncoderObject::record(mslsim::DispatchMode mode, MTL::Size gr
   if (ended) dispatch->problem = "a dispatch was encoded after endEncoding()";
   if (!pipeline) dispatch->problem = "a dispatch was encoded with no compute pipeline state set";
   auto* cb = static_cast<CommandBufferObject*>(commandBuffer.get());
+  // Its queue may be running it already: the dispatch is not added.
+  if (commandBuffer->status() >= MTL::CommandBufferStatusCommitted) {
+    cb->misused("dispatch", "a dispatch encoded into a command buffer already committed");
+    return;
+  }
   Command command;
   command.dispatch = std::move(dispatch);
   cb->commands.push_back(std::move(command));

@@ -805,6 +805,10 @@ TEST_F(MetalApi, EncoderAndCommandBufferStateMisuseIsSaidAndNeverHangs) {
   cb->waitUntilCompleted();
   EXPECT_EQ(cb->status(), MTL::CommandBufferStatusCompleted);
   EXPECT_EQ(read(data.get())[0], 2.0f);
+  // Encoded into it after the commit: said, and not run (its queue may be running it).
+  encodeScale(cb, state.get(), data.get(), 2);
+  cb->waitUntilCompleted();
+  EXPECT_EQ(read(data.get())[0], 2.0f);
 }
 
 TEST_F(MetalApi, BuffersLargerThanTheDeviceAllowsAreNil) {
