@@ -112,9 +112,7 @@ struct RunOptions {
 // matched nothing (a fixed bug's rule, or one that no longer says what it meant).
 void printSuppressionSummary(const std::string& path, const Suppressions* suppressions) {
   if (!suppressions) return;
-  if (uint64_t n = suppressions->suppressedCount())
-    fmt::print(stderr, "mslsim: {} finding{} suppressed by {}\n", n, n == 1 ? "" : "s", path);
-  for (const std::string& line : suppressions->unusedRules()) fmt::print(stderr, "mslsim: {}\n", line);
+  for (const std::string& line : suppressions->summary(path)) fmt::print(stderr, "mslsim: {}\n", line);
 }
 
 void writeText(const std::string& path, const std::string& text) {

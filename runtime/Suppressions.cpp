@@ -106,6 +106,14 @@ std::vector<std::string> Suppressions::unusedRules() const {
   return lines;
 }
 
+std::vector<std::string> Suppressions::summary(const std::string& path) const {
+  std::vector<std::string> lines;
+  if (uint64_t n = suppressedCount())
+    lines.push_back(std::to_string(n) + (n == 1 ? " finding" : " findings") + " suppressed by " + path);
+  for (std::string& line : unusedRules()) lines.push_back(std::move(line));
+  return lines;
+}
+
 uint64_t Suppressions::suppressedCount() const {
   uint64_t n = 0;
   for (size_t i = 0; i < rules_.size(); ++i) n += uses_[i];

@@ -146,6 +146,9 @@ class Suppressions {
   // One line per rule that matched nothing so far: "unused suppression FILE:LINE: RULE".
   std::vector<std::string> unusedRules() const;
   uint64_t suppressedCount() const;
+  // What a front door says at the end: "N findings suppressed by PATH" (when any were), then the
+  // unused rules.
+  std::vector<std::string> summary(const std::string& path) const;
 
  private:
   std::vector<Rule> rules_;

@@ -43,11 +43,8 @@ DeviceObject* systemDevice();
 void summariseSuppressions() {
   DeviceObject* d = systemDevice();
   if (!d || !d->dispatchOptions.suppressions) return;
-  const mslsim::Suppressions& s = *d->dispatchOptions.suppressions;
-  if (uint64_t n = s.suppressedCount())
-    std::cerr << "mslsim (Metal): " << n << " finding" << (n == 1 ? "" : "s") << " suppressed by "
-              << d->suppressionsPath << "\n";
-  for (const std::string& line : s.unusedRules()) std::cerr << "mslsim (Metal): " << line << "\n";
+  for (const std::string& line : d->dispatchOptions.suppressions->summary(d->suppressionsPath))
+    std::cerr << "mslsim (Metal): " << line << "\n";
 }
 
 void writeStatistics() {

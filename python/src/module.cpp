@@ -129,11 +129,8 @@ std::shared_ptr<const mslsim::Suppressions> suppressionsFrom(const std::string& 
 std::vector<std::string> suppressionSummary() {
   std::lock_guard<std::mutex> lock(suppressionsMutex);
   std::vector<std::string> lines;
-  for (auto& [path, s] : loadedSuppressions) {
-    if (uint64_t n = s->suppressedCount())
-      lines.push_back(std::to_string(n) + (n == 1 ? " finding" : " findings") + " suppressed by " + path);
-    for (const std::string& line : s->unusedRules()) lines.push_back(line);
-  }
+  for (auto& [path, s] : loadedSuppressions)
+    for (std::string& line : s->summary(path)) lines.push_back(std::move(line));
   return lines;
 }
 
