@@ -301,7 +301,9 @@ int runCommand(const RunOptions& o) {
                             (tiers == TierPolicy::Adaptive && threads < TieredKernel::kOptimiseAtOnceThreads)
                         ? CodeTier::Quick
                         : CodeTier::Optimised;
-    program = Program::compileFile(o.file, options, checks.needsInstrumentation(), tier);
+    // The dispatch's options are known: the one build its code needs.
+    program = Program::compileFile(o.file, options, checks.needsInstrumentation(), tier,
+                                   codePathsFor(dispatchOptions, checks.needsInstrumentation()));
   }
   progress.clear();
   printWarnings(*program);

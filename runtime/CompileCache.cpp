@@ -28,7 +28,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 13;  // bump when the entry layout changes
+constexpr int kFormat = 14;  // bump when the entry layout changes
 
 // The object's digest as its description records it: SHA-256, which a test checks independently.
 std::string objectDigest(llvm::StringRef bytes) {
@@ -229,6 +229,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
       e.tier = CodeTier(k.value("tier", int(CodeTier::Optimised)));
       e.hasThreadLoop = k["thread_loop"];
+      e.perThreadCode = k["per_thread_code"];
       e.regionLoopLayout = regionLoopFromJson(k["region_loop"]);
       if (!k["simd_group"].is_null())
         e.simdGroupFunction = SimdGroupFunction{k["simd_group"]["suspends"].get<bool>(),
@@ -295,6 +296,7 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
                             {"scheduling", int(k.scheduling)},
                             {"tier", int(k.tier)},
                             {"thread_loop", k.hasThreadLoop},
+                            {"per_thread_code", k.perThreadCode},
                             {"region_loop", regionLoopToJson(k.regionLoopLayout)},
                             {"simd_group", simdGroup},
                             {"instrumented", k.instrumented},

@@ -65,7 +65,10 @@ std::vector<HostArray> MetalKernel::operator()(const Call& call) const {
   }
   std::shared_ptr<const Program> program;
   try {
-    program = Program::compileSource(path, g.source, options, call.checks.needsInstrumentation());
+    DispatchOptions dispatch;  // what decides the build: the checks (run below in the default order)
+    dispatch.checks = call.checks;
+    program = Program::compileSource(path, g.source, options, call.checks.needsInstrumentation(), CodeTier::Optimised,
+                                     codePathsFor(dispatch, call.checks.needsInstrumentation()));
   } catch (const CompileFailed& e) {
     std::string text = "[metal::Device] Unable to build metal library from source\n";
     for (auto d : e.diagnostics()) {

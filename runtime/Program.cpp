@@ -46,14 +46,15 @@ void CompilePhases::note(const std::string& phase) {
   if (tCompilePhases) tCompilePhases(phase);
 }
 
-std::shared_ptr<const Program> Program::compileFile(const std::string& path,
-                                                    const CompileOptions& options, bool checked, CodeTier tier) {
-  return compileSource(path, readTextFile(path), options, checked, tier);
+std::shared_ptr<const Program> Program::compileFile(const std::string& path, const CompileOptions& options,
+                                                    bool checked, CodeTier tier, CodePaths paths) {
+  return compileSource(path, readTextFile(path), options, checked, tier, paths);
 }
 
 std::shared_ptr<const Program> Program::compileSource(const std::string& path, const std::string& source,
-                                                      const CompileOptions& options, bool checked, CodeTier tier) {
-  return obtain(path, source, options, checked, tier, /*compileIfMissing=*/true);
+                                                      const CompileOptions& options, bool checked, CodeTier tier,
+                                                      CodePaths paths) {
+  return obtain(path, source, options, checked, tier, /*compileIfMissing=*/true, paths);
 }
 
 std::shared_ptr<const Program> Program::findCompiled(const std::string& path, const std::string& source,
@@ -63,14 +64,17 @@ std::shared_ptr<const Program> Program::findCompiled(const std::string& path, co
 
 std::shared_ptr<const Program> Program::obtain(const std::string& path, const std::string& source,
                                                const CompileOptions& baseOptions, bool checked, CodeTier tier,
-                                               bool compileIfMissing) {
+                                               bool compileIfMissing, CodePaths paths) {
   CompileOptions options = baseOptions;
   options.lineTables = true;
   // A listing has no code: one entry on disk for both tiers (in memory, the program knows the tier
   // the kernels it makes on demand get).
   bool listing = options.kernels && options.kernels->empty();
-  const std::string variant =
-      std::string(checked ? "checked" : "unchecked") + (tier == CodeTier::Quick && !listing ? "-quick" : "");
+  // The quick tier's code is per-thread whatever `paths` says.
+  if (tier == CodeTier::Quick || listing) paths = CodePaths::Default;
+  const std::string variant = std::string(checked ? "checked" : "unchecked") +
+                              (tier == CodeTier::Quick && !listing ? "-quick" : "") +
+                              (paths == CodePaths::PerThread ? "-per-thread" : "");
   // Compilation is cached for the life of the process, keyed by everything that affects it.
   static std::mutex mutex;
   static std::map<std::string, std::shared_ptr<const Program>> cache;
@@ -85,6 +89,7 @@ std::shared_ptr<const Program> Program::obtain(const std::string& path, const st
   program->options_ = options;
   program->checked_ = checked;
   program->tier_ = tier;
+  program->paths_ = paths;
   CompileCache& disk = CompileCache::instance();
   std::string diskKey = disk.enabled() ? CompileCache::key(path, source, options, variant, frontendFingerprint()) : "";
   // A run of some kernels is served by their own entry, or by one that holds every kernel of the
@@ -120,7 +125,7 @@ std::shared_ptr<const Program> Program::obtain(const std::string& path, const st
       }
       JitResult jit = loadObject(cached->object);
       if (jit.ok && holdsWanted(jit.kernels)) {
-        program->kernels_ = std::move(jit.kernels);
+        program->setKernels(std::move(jit.kernels));
         program->generationMs_ = cached->object.generationMs;
         return served(*cached);
       }
@@ -142,12 +147,12 @@ std::shared_ptr<const Program> Program::obtain(const std::string& path, const st
     auto kernelDone = [&](size_t done, size_t total) {
       CompilePhases::note(generating + ": " + std::to_string(done) + " of " + std::to_string(total) + " done");
     };
-    if (!compileToObject(std::move(compiled.program), checked, tier, object, error, kernelDone))
+    if (!compileToObject(std::move(compiled.program), checked, tier, paths, object, error, kernelDone))
       // A located error ("FILE:LINE:COL: error: ...") names its file already.
       throw Error(error.rfind("error:", 0) == 0 || error.rfind("internal error", 0) == 0 ? path + ": " + error : error);
     JitResult jit = loadObject(object);
     if (!jit.ok) throw Error(path + ": " + jit.error);
-    program->kernels_ = std::move(jit.kernels);
+    program->setKernels(std::move(jit.kernels));
     object.generationMs = program->generationMs_ =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     for (auto& d : compiled.diagnostics)
@@ -189,10 +194,26 @@ const ExecutableKernel& Program::kernel(const std::string& name) const {
   }
   CompileOptions options = options_;
   options.kernels = std::vector<std::string>{name};
-  std::shared_ptr<const Program> generated = compileSource(path_, source_, options, checked_, tier_);
+  std::shared_ptr<const Program> generated = compileSource(path_, source_, options, checked_, tier_, paths_);
   if (!named(*generated)) throw noSuchKernel(name, listKernels(path_, source_, options_));
   std::lock_guard<std::mutex> lock(onDemandMutex_);
   return *named(*onDemand_.emplace(name, generated).first->second);
+}
+
+void Program::setKernels(std::vector<ExecutableKernel> kernels) {
+  kernels_ = std::move(kernels);
+  // Programs live as long as the process (obtain's cache holds them), and so do their kernels.
+  for (ExecutableKernel& k : kernels_)
+    if (!k.perThreadCode)
+      k.withPerThreadCode = [this, name = k.info.name]() -> const ExecutableKernel& { return perThreadKernel(name); };
+}
+
+const ExecutableKernel& Program::perThreadKernel(const std::string& name) const {
+  CompileOptions options = options_;
+  options.kernels = std::vector<std::string>{name};
+  std::shared_ptr<const Program> built =
+      obtain(path_, source_, options, checked_, tier_, /*compileIfMissing=*/true, CodePaths::PerThread);
+  return built->kernel(name);
 }
 
 double Program::codeMilliseconds(const std::string& name) const {
@@ -204,7 +225,7 @@ double Program::codeMilliseconds(const std::string& name) const {
 std::shared_ptr<const Program> Program::withKernelAt(const std::string& name, CodeTier tier) const {
   CompileOptions options = options_;
   options.kernels = std::vector<std::string>{name};
-  std::shared_ptr<const Program> p = compileSource(path_, source_, options, checked_, tier);
+  std::shared_ptr<const Program> p = compileSource(path_, source_, options, checked_, tier, paths_);
   p->kernel(name);  // throws naming the kernels there are
   return p;
 }

@@ -46,13 +46,17 @@ class Program {
   // build carries the memory-access instrumentation that bounds, races and uninit need (and line
   // tables for their reports); an unchecked one runs at full speed with only sync checks.
   // `tier` says how much work code generation puts in (sim/Executor.h); a listing has no code.
+  // `paths` says which execution paths an optimised build makes code for (CodePaths; a kernel
+  // without per-thread code makes it when a dispatch needs it).
   static std::shared_ptr<const Program> compileFile(const std::string& path,
                                                     const CompileOptions& options = {},
-                                                    bool checked = true, CodeTier tier = CodeTier::Optimised);
+                                                    bool checked = true, CodeTier tier = CodeTier::Optimised,
+                                                    CodePaths paths = CodePaths::Default);
   static std::shared_ptr<const Program> compileSource(const std::string& path,
                                                       const std::string& source,
                                                       const CompileOptions& options = {},
-                                                      bool checked = true, CodeTier tier = CodeTier::Optimised);
+                                                      bool checked = true, CodeTier tier = CodeTier::Optimised,
+                                                      CodePaths paths = CodePaths::Default);
   // The same compilation if this process or the compile cache has it already, else null.
   static std::shared_ptr<const Program> findCompiled(const std::string& path, const std::string& source,
                                                      const CompileOptions& options, bool checked, CodeTier tier);
@@ -89,12 +93,17 @@ class Program {
 
   static std::shared_ptr<const Program> obtain(const std::string& path, const std::string& source,
                                                const CompileOptions& options, bool checked, CodeTier tier,
-                                               bool compileIfMissing);
+                                               bool compileIfMissing, CodePaths paths = CodePaths::Default);
+  // `kernels_` from a compile or the cache; a kernel without per-thread code learns where to get it.
+  void setKernels(std::vector<ExecutableKernel> kernels);
+  // `name` built with CodePaths::PerThread (ExecutableKernel::withPerThreadCode).
+  const ExecutableKernel& perThreadKernel(const std::string& name) const;
 
   std::string path_, source_;
   CompileOptions options_;
   bool checked_ = true;
   CodeTier tier_ = CodeTier::Optimised;
+  CodePaths paths_ = CodePaths::Default;
   mutable std::mutex onDemandMutex_;
   mutable std::map<std::string, std::shared_ptr<const Program>> onDemand_;  // kernels generated later
   std::shared_ptr<const SourceIndex> sources_;

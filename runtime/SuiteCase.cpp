@@ -50,9 +50,15 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
     outcome.dispatch = (spec.threadgroupsMode ? "threadgroups " : "grid ") + text(spec.grid) +
                        ", threadgroup " + text(spec.threadgroup);
     CheckSet checks = parseCheckList(checkOverride.empty() ? spec.checks : checkOverride);
+    DispatchOptions options;
+    options.timeoutSeconds = spec.timeoutSeconds;
+    options.checks = checks;
+    options.schedule = parseSchedule(schedule);
+    options.workers = workers;
     CompileOptions build;
     build.kernels = std::vector<std::string>{spec.kernel};
-    auto program = Program::compileFile(spec.directory + "/" + spec.source, build, checks.needsInstrumentation());
+    auto program = Program::compileFile(spec.directory + "/" + spec.source, build, checks.needsInstrumentation(),
+                                        CodeTier::Optimised, codePathsFor(options, checks.needsInstrumentation()));
     outcome.compileMs = program->compileMilliseconds();
     const ExecutableKernel& kernel = program->kernel(spec.kernel);
     Launch launch(kernel);
@@ -86,11 +92,6 @@ CaseOutcome runCase(const std::string& caseJson, const std::string& dataDirArg, 
       expectations.push_back({e.index, e.key, parseBufferSpec(e.file, dataDir), e.rtol, e.atol});
     }
 
-    DispatchOptions options;
-    options.timeoutSeconds = spec.timeoutSeconds;
-    options.checks = checks;
-    options.schedule = parseSchedule(schedule);
-    options.workers = workers;
     DispatchResult result = launch.run(
         spec.threadgroupsMode ? DispatchMode::Threadgroups : DispatchMode::Threads, spec.grid, spec.threadgroup,
         options);

@@ -100,7 +100,52 @@ namespace {
 DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFill& inactiveLaneFill);
 }
 
+namespace {
+// Whether a dispatch with `options` runs a kernel's vector lanes, if it has them.
+bool takesVectorLanes(const DispatchOptions& options, bool instrumented) {
+  // The observers that need every access (ExecutionObserver::needsEveryAccess): races, uninit and
+  // align's checkers, the watch and the writer tracker (checked builds), the trace (any build).
+  bool everyAccess = (instrumented && (options.checks.races || options.checks.uninit || options.checks.align ||
+                                       !options.watch.empty() || options.trackWriters)) ||
+                     !options.traceFile.empty();
+  return options.vectorLanes && options.schedule.order == Schedule::Order::InOrder && !options.checks.simd &&
+         !everyAccess;
+}
+}  // namespace
+
+bool runsAsVectorLanes(const ExecutableKernel& kernel, const DispatchOptions& options) {
+  return kernel.simdGroupFunction && takesVectorLanes(options, kernel.instrumented);
+}
+
+CodePaths codePathsFor(const DispatchOptions& options, bool checked) {
+  return takesVectorLanes(options, checked) ? CodePaths::Default : CodePaths::PerThread;
+}
+
+namespace {
+DispatchResult dispatchCode(const DispatchRequest& request);
+}
+
 DispatchResult dispatch(const DispatchRequest& request) {
+  if (request.kernel->perThreadCode || runsAsVectorLanes(*request.kernel, request.options)) return dispatchCode(request);
+  // A kernel built for its vector lanes alone, in a dispatch that runs threads one by one.
+  DispatchRequest perThread = request;
+  try {
+    if (!request.kernel->withPerThreadCode) throw std::runtime_error("no per-thread build to make");
+    perThread.kernel = &request.kernel->withPerThreadCode();
+  } catch (const std::exception& e) {
+    DispatchResult refused;
+    refused.refused = true;
+    refused.findings.push_back({Finding::Severity::Error, "internal-error",
+                                "kernel '" + request.kernel->info.name +
+                                    "': its per-thread code could not be made: " + e.what(),
+                                {}});
+    return refused;
+  }
+  return dispatchCode(perThread);
+}
+
+namespace {
+DispatchResult dispatchCode(const DispatchRequest& request) {
   // Accesses the bounds check does not see run on buffers staged into guarded memory.
   if (request.kernel->instrumented && request.options.checks.bounds)
     return dispatchSettlingInactiveLaneReads(request, runDispatch);
@@ -125,7 +170,6 @@ DispatchResult dispatch(const DispatchRequest& request) {
   return result;
 }
 
-namespace {
 DispatchResult runDispatch(const DispatchRequest& request, const InactiveLaneFill& inactiveLaneFill) {
   DispatchResult result;
   auto fail = [&](std::string kind, std::string message) {

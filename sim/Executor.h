@@ -132,10 +132,28 @@ enum class CodeTier : uint8_t {
 };
 const char* codeTierName(CodeTier t);  // "quick", "optimised"
 
+// Which execution paths an optimised build makes code for (docs/architecture.md, "Only the paths a
+// dispatch needs"). Both compute the same bytes; a dispatch runs a SIMD-group at a time as vector
+// lanes when runsAsVectorLanes says so, else its threads one by one.
+enum class CodePaths : uint8_t {
+  // For a kernel the vectoriser takes, its vector lanes alone: what a dispatch in the default order
+  // under the default checks runs (the per-thread code was half of MLX's GEMM compile). Every
+  // other kernel gets its per-thread code.
+  Default,
+  // Every kernel's threads one by one, no vector lanes: what races, uninit, align, simd, tracing,
+  // the other schedules and `--simd-lanes threads` run. Made when a dispatch first needs it.
+  PerThread,
+};
+
 // A kernel ready to run: what the front end described and what the JIT produced.
 struct ExecutableKernel {
   KernelInfo info;
   CodeTier tier = CodeTier::Optimised;
+  // The per-thread code: `entry` (and the thread and region loops) exist. Without it (a Default
+  // build's vector-lane kernel), a dispatch that runs threads one by one takes the kernel that
+  // `withPerThreadCode` returns: the same kernel built with CodePaths::PerThread.
+  bool perThreadCode = true;
+  std::function<const ExecutableKernel&()> withPerThreadCode;
   EntryFunction entry = nullptr;
   uint64_t staticThreadgroupBytes = 0;  // `threadgroup` variables declared in the kernel
   ThreadScheduling scheduling = ThreadScheduling::Fibers;
@@ -206,6 +224,14 @@ struct DispatchRequest {
   std::vector<BoundArgument> arguments;  // one per kernel parameter
   DispatchOptions options;  // only checks the kernel was instrumented for can run
 };
+
+// Whether the dispatch runs the kernel's SIMD-groups as vector lanes (the kernel has them; the
+// default order; no check, trace or watch that must see every access or each lane at SIMD-group
+// functions), or its threads one by one. The one place that decides.
+bool runsAsVectorLanes(const ExecutableKernel& kernel, const DispatchOptions& options);
+// The build whose code every dispatch with `options` runs, for a caller that knows them before it
+// compiles (the CLI's run: one build where a Default one would make the per-thread one too).
+CodePaths codePathsFor(const DispatchOptions& options, bool checked);
 
 struct DispatchResult {
   bool completed = false;  // every thread ran to its end

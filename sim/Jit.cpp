@@ -20,12 +20,17 @@
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/Format.h>
+#include <llvm/Support/Timer.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -112,6 +117,22 @@ struct Optimised {
   std::map<std::string, SimdGroupFunction> simdGroups;          // by entry symbol
 };
 
+// For developers of mslsim: with MSLSIM_TIME_PASSES=1, a compile prints to stderr where its time
+// went: each of the simulator's steps (-O2 as one) and each pass of the code generator.
+bool timingPasses() {
+  static const bool on = [] {
+    const char* v = std::getenv("MSLSIM_TIME_PASSES");
+    return v && *v == '1';
+  }();
+  return on;
+}
+
+// Times one of the simulator's steps of a compile under MSLSIM_TIME_PASSES.
+struct StepTimer {
+  explicit StepTimer(llvm::StringRef name) : timer(name, name, "mslsim", "mslsim's compile steps", timingPasses()) {}
+  llvm::NamedRegionTimer timer;
+};
+
 void initialiseLlvmOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -127,7 +148,7 @@ void initialiseLlvmOnce() {
 // threadgroup variable they use. (After InstCombine and SimplifyCFG, loads from two buffers in an
 // if/else become one load through a merged pointer with no line.) Returns how each entry's threads
 // are to be scheduled.
-Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
+Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier, CodePaths paths,
                    const std::vector<KernelInfo>& kernels, const std::function<void(llvm::Module&)>& instrument,
                    const std::shared_ptr<const std::vector<AccessSite>>& sites) {
   const bool quick = tier == CodeTier::Quick;
@@ -144,6 +165,34 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
   llvm::PassInstrumentationCallbacks instrumentations;
   llvm::OptNoneInstrumentation skipOptNone(/*DebugLogging=*/false);
   skipOptNone.registerCallbacks(instrumentations);
+  // Under MSLSIM_TIME_PASSES, each pass of the -O2 runs too, by name (outermost pass managers'
+  // time includes their passes'). LLVM's own TimePassesHandler crashes with OptNoneInstrumentation.
+  struct PassTimes {
+    std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> running;
+    std::map<std::string, double> seconds;
+    ~PassTimes() {
+      std::vector<std::pair<double, std::string>> byTime;
+      for (auto& [name, t] : seconds) byTime.push_back({t, name});
+      std::sort(byTime.rbegin(), byTime.rend());
+      for (size_t i = 0; i < byTime.size() && i < 25; ++i)
+        llvm::errs() << llvm::format("%9.3f s  ", byTime[i].first) << byTime[i].second << "\n";
+    }
+  };
+  std::optional<PassTimes> passTimes;
+  if (timingPasses()) {
+    passTimes.emplace();
+    instrumentations.registerBeforeNonSkippedPassCallback([&](llvm::StringRef name, llvm::Any) {
+      passTimes->running.push_back({name.str(), std::chrono::steady_clock::now()});
+    });
+    auto after = [&](llvm::StringRef) {
+      if (passTimes->running.empty()) return;
+      auto [name, start] = passTimes->running.back();
+      passTimes->running.pop_back();
+      passTimes->seconds[name] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    instrumentations.registerAfterPassCallback([after](llvm::StringRef name, llvm::Any, const llvm::PreservedAnalyses&) { after(name); });
+    instrumentations.registerAfterPassInvalidatedCallback([after](llvm::StringRef name, const llvm::PreservedAnalyses&) { after(name); });
+  }
   llvm::PassBuilder pb(&tm, tuning, std::nullopt, &instrumentations);
   // Loops over a threadgroup's threads are versioned on their checks (checked builds) and on the
   // kernel's own `if (gid < n)` (all builds), each where it holds for the first and last thread.
@@ -222,7 +271,10 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
       promote.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/true));
       prepare.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(promote)));
     }
-    prepare.run(module, mam);
+    {
+      StepTimer t("prepare (inline, SROA)");
+      prepare.run(module, mam);
+    }
     // After SROA, which turns copies of float4 objects into vector loads and stores (carrying the
     // copy's alignment), before anything can rely on an alignment the source promised.
     relaxVectorAlignment(module);
@@ -235,14 +287,19 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     // the kernel does). For barrier-only kernels too: a threadgroup as a few SIMD-groups of
     // vector instructions beats a loop over its threads per region (the tree reduction 2.5x,
     // 4.5x with the default checks).
-    if (instrument) instrument(module);
+    if (instrument) {
+      StepTimer t("instrument accesses");
+      instrument(module);
+    }
     std::vector<std::pair<std::string, llvm::Function*>> simdGroupFunctions;
-    // (Not in the quick tier, whose synchronising kernels run on fibers.)
+    // (Not in the quick tier, whose synchronising kernels run on fibers, nor in a per-thread build.)
     for (const KernelInfo& k : kernels)
       if (llvm::Function* e = module.getFunction(k.entrySymbol))
         if (!quick && scheduling[k.entrySymbol] == ThreadScheduling::Fibers) {
           if (callsSimdGroupFunctions(*e)) callsSimd.insert(k.entrySymbol);
+          if (paths == CodePaths::PerThread) continue;
           std::string whyNot;
+          StepTimer t("vector lanes");
           llvm::Function* lanes = vectoriseSimdGroup(*e, k, simdGroupSymbol(k.entrySymbol), hostVectorMathVariant(tm), whyNot);
           if (lanes) simdGroupFunctions.push_back({k.entrySymbol, lanes});
           // MSLSIM_DEBUG_LANES=1: whether the vectoriser took each kernel and why not; =2: its IR too.
@@ -261,6 +318,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     for (llvm::Function* e : entries)
       if (scheduling[e->getName().str()] == ThreadScheduling::Fibers) insertSimdLoopPositions(*e);
     for (auto& [entry, lanes] : simdGroupFunctions) {
+      StepTimer t("coroutines (vector lanes)");
       bool suspends = reachesSynchronisation(*lanes);
       if (suspends && !lowerSynchronisationToCoroutine(*lanes, /*suspendAtStart=*/true)) {
         lanes->eraseFromParent();
@@ -268,9 +326,20 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
       }
       simdGroups[entry] = SimdGroupFunction{suspends};
     }
+    // A kernel that runs as vector lanes gets no per-thread code in a Default build: a dispatch
+    // that needs it makes a PerThread build (CodePaths). For MLX's steel GEMM under the default
+    // checks, the per-thread coroutine was 37,000 of 62,000 instructions and half of the compile.
+    for (auto& [entry, lanes] : simdGroups) {
+      llvm::Function* e = module.getFunction(entry);
+      entries.erase(std::remove(entries.begin(), entries.end(), e), entries.end());
+      llvm::removeFromUsedLists(module, [e](llvm::Constant* c) { return c == e; });
+      e->eraseFromParent();
+      // The scheduler drives the SIMD-groups' coroutines as it would the threads'.
+      scheduling[entry] = ThreadScheduling::Coroutines;
+    }
     for (llvm::Function* e : entries)
       if (!quick && scheduling[e->getName().str()] == ThreadScheduling::Fibers)
-        if (llvm::Function* c = lowerSynchronisationToCoroutine(*e))
+        if (StepTimer t("coroutines (threads)"); llvm::Function* c = lowerSynchronisationToCoroutine(*e))
           scheduling[c->getName().str()] = ThreadScheduling::Coroutines;
     mam.clear();
   }
@@ -306,7 +375,10 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
       if (scheduling[k.entrySymbol] == ThreadScheduling::Sequential)
         buildThreadLoop(*e, k, threadLoopSymbol(k.entrySymbol), /*recordThread=*/bool(instrument));
   llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
-  mpm.run(module, mam);
+  {
+    StepTimer t("O2");
+    mpm.run(module, mam);
+  }
   Optimised result;
   {
     std::set<llvm::Function*> newFunctions;
@@ -315,15 +387,15 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     // checks' slow paths learn the thread from the loop).
     // Not for kernels with SIMD-group functions in checked builds, where their region loop would
     // record each thread's waits, which only unchecked runs do (ThreadgroupScheduler::runThreads),
-    // nor in unchecked builds whose vector lanes run them (a region loop would serve only
-    // `--simd-lanes threads` and `--check simd`): it is one more copy of the kernel for the code
-    // generator (MLX's quantized matmul: 28,000 instructions; the SIMD conformance kernels:
-    // half of their IR and of their code generation).
+    // nor in per-thread builds, which serve `--simd-lanes threads`, `--check simd` and the other
+    // schedules of kernels whose vector lanes run the default dispatches: it is one more copy of
+    // the kernel for the code generator (MLX's quantized matmul: 28,000 instructions; the SIMD
+    // conformance kernels: half of their IR and of their code generation).
     for (const KernelInfo& k : kernels)
       if (scheduling[k.entrySymbol] == ThreadScheduling::Coroutines &&
-          !(callsSimd.count(k.entrySymbol) && (instrument || simdGroups.count(k.entrySymbol))))
+          !(callsSimd.count(k.entrySymbol) && (instrument || paths == CodePaths::PerThread)))
         if (llvm::Function* ramp = module.getFunction(k.entrySymbol))
-          if (auto layout = buildRegionLoop(*ramp, regionLoopSymbol(k.entrySymbol))) {
+          if (StepTimer t("region loops"); auto layout = buildRegionLoop(*ramp, regionLoopSymbol(k.entrySymbol))) {
             newFunctions.insert(module.getFunction(regionLoopSymbol(k.entrySymbol)));
             result.regionLoops[k.entrySymbol] = *layout;
             // The threads' starts (to the first barrier), as one loop that computes the built-ins;
@@ -364,6 +436,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
         }
       mam.clear();
       llvm::ModulePassManager again = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2);
+      StepTimer t("O2 of the region loops");
       again.run(module, mam);
       for (auto [f, wasNoInline] : optimisedBefore) {
         f->removeFnAttr(llvm::Attribute::OptimizeNone);
@@ -400,9 +473,16 @@ class KernelCodeCounter : public llvm::FunctionPass {
 char KernelCodeCounter::ID = 0;
 }  // namespace
 
-bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, CompiledObject& out,
+bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, CodePaths paths, CompiledObject& out,
                      std::string& error, const std::function<void(size_t done, size_t total)>& kernelDone) {
   initialiseLlvmOnce();
+  // Under MSLSIM_TIME_PASSES, the steps' times once the whole compile is done.
+  struct PrintTimes {
+    ~PrintTimes() {
+      if (timingPasses()) llvm::TimerGroup::printAll(llvm::errs());
+    }
+  } printTimes;
+  StepTimer whole("the whole compile to an object");
   llvm::Module& module = *program.module;
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) {
@@ -444,14 +524,17 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, 
       sites = std::make_shared<const std::vector<AccessSite>>(instrumentMemoryAccesses(
           m, kEntryPrefix, kernelOfEntry, program.kernels, sources));
     };
-  Optimised optimised = optimise(module, **tm, tier, program.kernels, instrumentation, sites);
-  lowerRangeChecks(module);  // what the optimiser's versioning pass did not see
-  unmaskWholeAccesses(module);
-  repairMaskElementAccesses(module);
+  Optimised optimised = optimise(module, **tm, tier, paths, program.kernels, instrumentation, sites);
   std::map<std::string, ThreadScheduling>& scheduling = optimised.scheduling;
-  useOneVectorMathVariant(module, hostVectorMathVariant(**tm));
-  insertCancellationPolls(module, sources);
-  outlineScalarisedAccesses(module, **tm);
+  {
+    StepTimer t("lowering after O2");
+    lowerRangeChecks(module);  // what the optimiser's versioning pass did not see
+    unmaskWholeAccesses(module);
+    repairMaskElementAccesses(module);
+    useOneVectorMathVariant(module, hostVectorMathVariant(**tm));
+    insertCancellationPolls(module, sources);
+    outlineScalarisedAccesses(module, **tm);
+  }
   // What optimisation added (library calls for intrinsics, vector math) stays inside the boundary.
   if (!checkHostBoundary(module, sources, /*fromFrontEnd=*/false, error)) {
     error = "internal error: after optimisation: " + error;
@@ -482,14 +565,20 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, 
     for (auto& info : program.kernels) entries.insert(info.entrySymbol);
     codegen.add(new KernelCodeCounter(std::move(entries), kernelDone));
   }
-  codegen.run(module);
+  {
+    StepTimer t("machine code");
+    llvm::TimePassesIsEnabled = timingPasses();
+    codegen.run(module);
+  }
   out.object.assign(buffer.begin(), buffer.end());
   out.sources = program.sources;
   for (auto& info : program.kernels) {
     ExecutableKernel k;
     k.info = info;
     k.tier = tier;
-    markUnreadArguments(module, k.info, {info.entrySymbol, threadLoopSymbol(info.entrySymbol)});
+    markUnreadArguments(module, k.info,
+                        {info.entrySymbol, threadLoopSymbol(info.entrySymbol), simdGroupSymbol(info.entrySymbol)});
+    k.perThreadCode = module.getFunction(info.entrySymbol) != nullptr;
     k.staticThreadgroupBytes = threadgroupLayouts[info.entrySymbol].bytes;
     k.threadgroupVariables = threadgroupLayouts[info.entrySymbol].variables;
     k.instrumented = instrument;
@@ -601,17 +690,16 @@ JitResult loadObject(const CompiledObject& object) {
     };
     const std::string& entry = compiled.info.entrySymbol;
     ExecutableKernel k = compiled;
-    if (!find(entry, k.entry)) return result;
+    if (compiled.perThreadCode && !find(entry, k.entry)) return result;
+    if (compiled.simdGroupFunction && !find(simdGroupSymbol(entry), k.simdGroups)) return result;
     if (const char* map = std::getenv("MSLSIM_PERF_MAP"); map && *map == '1' && &compiled == &object.kernels.front())
-      appendPerfMap(object, entry, reinterpret_cast<uint64_t>(k.entry));
+      appendPerfMap(object, compiled.perThreadCode ? entry : simdGroupSymbol(entry),
+                    reinterpret_cast<uint64_t>(compiled.perThreadCode ? (void*)k.entry : k.simdGroups));
     if (compiled.hasThreadLoop && !find(threadLoopSymbol(entry), k.threadLoop)) return result;
     if (compiled.regionLoopLayout && !find(regionLoopSymbol(entry), k.regionLoop)) return result;
-    if (compiled.simdGroupFunction) {
-      if (!find(simdGroupSymbol(entry), k.simdGroups)) return result;
-      if (compiled.simdGroupFunction->regionLoop &&
-          (!find(simdGroupRegionsSymbol(entry), k.simdGroupRegions) || !find(simdGroupStartsSymbol(entry), k.simdGroupStarts)))
-        return result;
-    }
+    if (compiled.simdGroupFunction && compiled.simdGroupFunction->regionLoop &&
+        (!find(simdGroupRegionsSymbol(entry), k.simdGroupRegions) || !find(simdGroupStartsSymbol(entry), k.simdGroupStarts)))
+      return result;
     k.owner = owner;
     result.kernels.push_back(std::move(k));
   }

@@ -34,7 +34,9 @@ struct JitResult {
 // checkers (the program should have been compiled with line tables so reports name source lines).
 // Returns false with `error` set on an internal error.
 // `kernelDone(done, total)` is called as each kernel's machine code is finished (for progress).
-bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, CompiledObject& out,
+// `paths` says which execution paths an optimised build makes code for (the quick tier's code is
+// per-thread whatever it says).
+bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, CodePaths paths, CompiledObject& out,
                      std::string& error, const std::function<void(size_t done, size_t total)>& kernelDone = {});
 
 // Links an object into a fresh JIT and resolves its kernels' entry points.

@@ -492,9 +492,7 @@ void ThreadgroupScheduler::runThreads(Size3 group, Size3 size, uint32_t count) {
   // time, as vector lanes (VectorLanes.cpp); also under checks that need neither every access
   // (races, uninitialised reads, tracing) nor the lanes one by one at SIMD-group functions
   // (--check simd).
-  if (dispatch_.kernel.simdGroups && dispatch_.request.options.vectorLanes &&
-      dispatch_.request.options.schedule.order == Schedule::Order::InOrder && !dispatch_.facts.checks.simd &&
-      std::none_of(observers_.begin(), observers_.end(), [](auto& o) { return o->needsEveryAccess(); }))
+  if (dispatch_.kernel.simdGroups && runsAsVectorLanes(dispatch_.kernel, dispatch_.request.options))
     return runSimdGroups(group, size, count);
   // Unchecked barrier-only kernels in the default order: the JIT'd region loop (see runRegions).
   // Not under the sync check, which names the barriers' lines and the threads that returned

@@ -32,6 +32,9 @@ KernelRun runKernel(const std::string& body, uint32_t grid, uint32_t tg, size_t 
   return r;
 }
 
+// A kernel's per-thread code: its own, or (a kernel the vectoriser took) the build made for it.
+const ExecutableKernel& perThreadCode(const ExecutableKernel& k) { return k.perThreadCode ? k : k.withPerThreadCode(); }
+
 bool hasFinding(const DispatchResult& r, const std::string& kind, Finding::Severity s) {
   for (auto& f : r.findings)
     if (f.kind == kind && f.severity == s) return true;
@@ -296,13 +299,72 @@ kernel void k(device float* out [[buffer(0)]], uint i [[thread_index_in_threadgr
   auto compile = [](const char* body) {
     return Program::compileSource("/virtual/exec.metal", std::string("#include <metal_stdlib>\nusing namespace metal;\n") + body, {}, false);
   };
-  EXPECT_EQ(compile(inlinable)->kernel("k").scheduling, ThreadScheduling::Coroutines);
-  EXPECT_EQ(compile(recursive)->kernel("k").scheduling, ThreadScheduling::Fibers);
+  EXPECT_EQ(perThreadCode(compile(inlinable)->kernel("k")).scheduling, ThreadScheduling::Coroutines);
+  EXPECT_EQ(perThreadCode(compile(recursive)->kernel("k")).scheduling, ThreadScheduling::Fibers);
   KernelRun a = runKernel(inlinable, 128, 64, 128), b = runKernel(recursive, 128, 64, 128);
   ASSERT_FALSE(a.result.hasErrors());
   ASSERT_FALSE(b.result.hasErrors());
   for (uint32_t g = 0; g < 128; ++g) EXPECT_EQ(a.out[g], float(g / 64 * 64 + (g % 64 + 1) % 64) + 32.0f) << g;
   EXPECT_EQ(a.out, b.out);
+}
+
+TEST(Executor, AKernelThatRunsAsVectorLanesGetsItsPerThreadCodeWhenADispatchFirstNeedsIt) {
+  // An optimised build makes a kernel the vectoriser takes as vector lanes alone (CodePaths):
+  // what a dispatch in the default order under the default checks runs. A dispatch that runs the
+  // threads one by one (the race check, another order, --simd-lanes threads) first makes the
+  // kernel's per-thread build, once; every path gives the same sums.
+  const char* kernel = R"(
+kernel void k(device float* out [[buffer(0)]], uint g [[thread_position_in_grid]],
+              uint lane [[thread_index_in_simdgroup]], uint sg [[simdgroup_index_in_threadgroup]]) {
+  threadgroup float part[2];
+  const float s = simd_sum(float(g % 7));
+  if (lane == 0) part[sg] = s;
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  out[g] = part[0] + part[1] + float(lane);
+})";
+  auto p = Program::compileSource("/virtual/paths.metal", std::string("#include <metal_stdlib>\nusing namespace metal;\n") + kernel);
+  const ExecutableKernel& lanes = p->kernel("k");
+  ASSERT_TRUE(lanes.simdGroupFunction.has_value());
+  EXPECT_FALSE(lanes.perThreadCode);
+  const ExecutableKernel& threads = lanes.withPerThreadCode();
+  EXPECT_TRUE(threads.perThreadCode);
+  EXPECT_FALSE(threads.simdGroupFunction.has_value());
+  EXPECT_EQ(&lanes.withPerThreadCode(), &threads);  // made once
+  std::vector<float> expected(256);
+  for (uint32_t g = 0; g < 256; ++g) {
+    float group = 0;
+    for (uint32_t t = g / 64 * 64; t < g / 64 * 64 + 64; ++t) group += float(t % 7);
+    expected[g] = group + float(g % 32);
+  }
+  struct Way {
+    const char* name;
+    CheckSet checks;
+    Schedule schedule;
+    bool vectorLanes;
+    const char* path;
+  };
+  CheckSet races;
+  races.races = true;
+  for (const Way& way : {Way{"default checks", CheckSet(), Schedule(), true, "vector lanes"},
+                         Way{"the race check", races, Schedule(), true, "coroutines"},
+                         Way{"all checks", CheckSet::all(), Schedule(), true, "coroutines"},
+                         Way{"reverse order", CheckSet::none(), Schedule{Schedule::Order::Reverse, 0}, true, "coroutines"},
+                         Way{"--simd-lanes threads", CheckSet::none(), Schedule(), false, "coroutines"}}) {
+    SCOPED_TRACE(way.name);
+    auto program = way.checks.needsInstrumentation() ? p : Program::compileSource("/virtual/paths.metal",
+        std::string("#include <metal_stdlib>\nusing namespace metal;\n") + kernel, {}, false);
+    HostArray out = HostArray::filled(DType::Float32, 256, -1);
+    Launch launch(program->kernel("k"));
+    launch.bindBuffer(0, out, "out");
+    DispatchOptions options;
+    options.checks = way.checks;
+    options.schedule = way.schedule;
+    options.vectorLanes = way.vectorLanes;
+    DispatchResult r = launch.run(DispatchMode::Threads, {256, 1, 1}, {64, 1, 1}, options);
+    ASSERT_FALSE(r.hasErrors());
+    EXPECT_EQ(r.path, way.path);
+    for (uint32_t g = 0; g < 256; ++g) EXPECT_EQ(float(out.valueAt(g)), expected[g]) << "thread " << g;
+  }
 }
 
 TEST(Executor, TheThreadLoopGivesEveryThreadItsOwnBuiltins) {
@@ -369,7 +431,7 @@ kernel void k(device float* out [[buffer(0)]], uint lid [[thread_position_in_thr
   out[tg * 64 + lid] = partial[0];
 })";
   auto p = Program::compileSource("/virtual/regions.metal", std::string("#include <metal_stdlib>\nusing namespace metal;\n") + reduction, {}, false);
-  EXPECT_TRUE(p->kernel("k").regionLoopLayout.has_value());
+  EXPECT_TRUE(perThreadCode(p->kernel("k")).regionLoopLayout.has_value());
   std::vector<float> expected(64 * 5);
   for (uint32_t g = 0; g < 5; ++g) {
     uint32_t n = g < 4 ? 64 : 300 - 256;  // the last threadgroup is partial
