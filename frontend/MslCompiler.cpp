@@ -590,6 +590,79 @@ class KernelCodeFilter : public clang::MultiplexConsumer {
   std::set<std::string> wanted_;
 };
 
+// The function constants a kernel's code reads without testing them with
+// is_function_constant_defined: what Metal calls required (MTLFunctionConstant.required: "optional
+// only if it is referenced in a call to is_function_constant_defined"); making such a function
+// without a value for one fails. Walks the kernel's body and its parameters' attributes (arguments
+// a constant enables), every function it calls or constructs with (template instantiations too),
+// and the initialisers of the program-scope variables it reads. Needs the bodies instantiated: for
+// kernels whose code is generated.
+class RequiredFunctionConstants : public clang::RecursiveASTVisitor<RequiredFunctionConstants> {
+ public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitImplicitCode() const { return true; }
+
+  // By index, each with its declaration.
+  std::map<unsigned, const clang::VarDecl*> of(const clang::FunctionDecl* kernel) {
+    for (const clang::ParmVarDecl* p : kernel->parameters())
+      for (const auto* a : p->specific_attrs<clang::AnnotateAttr>())
+        for (clang::Expr* arg : a->args()) TraverseStmt(arg);
+    enqueue(kernel);
+    while (!work_.empty()) {
+      const clang::FunctionDecl* fn = work_.back();
+      work_.pop_back();
+      if (auto* ctor = llvm::dyn_cast<clang::CXXConstructorDecl>(fn))
+        for (const clang::CXXCtorInitializer* init : ctor->inits()) TraverseStmt(init->getInit());
+      TraverseStmt(fn->getBody());
+    }
+    std::map<unsigned, const clang::VarDecl*> required;
+    for (auto& [index, var] : used_)
+      if (!tested_.count(var->getName().str())) required[index] = var;
+    return required;
+  }
+
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    note(ref->getDecl());
+    return true;
+  }
+  bool VisitMemberExpr(clang::MemberExpr* member) {
+    note(member->getMemberDecl());
+    return true;
+  }
+  bool VisitCallExpr(clang::CallExpr* call) {
+    if (const clang::FunctionDecl* callee = call->getDirectCallee()) enqueue(callee);
+    return true;
+  }
+  bool VisitCXXConstructExpr(clang::CXXConstructExpr* construct) {
+    enqueue(construct->getConstructor());
+    return true;
+  }
+
+ private:
+  void note(const clang::ValueDecl* decl) {
+    if (auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl)) return enqueue(fn);
+    auto* var = llvm::dyn_cast<clang::VarDecl>(decl);
+    if (!var) return;
+    if (auto index = annotation(var, "function_constant"); index && !index->empty()) {
+      used_.emplace(unsigned(std::stoul(*index)), var);
+    } else if (llvm::StringRef name = var->getName(); name.consume_front("__mslsim_fc_defined_")) {
+      tested_.insert(name.str());  // is_function_constant_defined(name) (the prelude's macro)
+    } else if (var->hasGlobalStorage() && var->getInit() && readVariables_.insert(var).second) {
+      TraverseStmt(const_cast<clang::Expr*>(var->getInit()));
+    }
+  }
+  void enqueue(const clang::FunctionDecl* fn) {
+    const clang::FunctionDecl* definition = fn ? fn->getDefinition() : nullptr;
+    if (definition && definition->hasBody() && functions_.insert(definition).second) work_.push_back(definition);
+  }
+
+  std::vector<const clang::FunctionDecl*> work_;
+  std::set<const clang::FunctionDecl*> functions_;
+  std::set<const clang::VarDecl*> readVariables_;
+  std::map<unsigned, const clang::VarDecl*> used_;
+  std::set<std::string> tested_;
+};
+
 class KernelCollector : public clang::ASTConsumer,
                         public clang::RecursiveASTVisitor<KernelCollector> {
  public:
@@ -644,6 +717,11 @@ class KernelCollector : public clang::ASTConsumer,
       if (!describe(ctx, fn, name, info)) continue;
       result_.declaredKernels.push_back(info);
       if (codegen_ && (!generate_ || generate_->count(name))) {
+        clang::PrintingPolicy policy(ctx.getLangOpts());
+        for (auto [index, var] : RequiredFunctionConstants().of(fn))
+          info.requiredFunctionConstants.push_back(
+              {var->getNameAsString(), index, var->getType().getUnqualifiedType().getAsString(policy),
+               position(var->getLocation())});
         clang::FunctionDecl* entry = makeTrampoline(ctx, fn, info.entrySymbol);
         codegen_->HandleTopLevelDecl(clang::DeclGroupRef(entry));
         result_.program.kernels.push_back(std::move(info));

@@ -224,6 +224,8 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.info.entrySymbol = info["entry"];
       e.info.location = position(info["location"]);
       e.info.maxTotalThreadsPerThreadgroup = info["max_threads"];
+      for (auto& c : info["required_constants"])
+        e.info.requiredFunctionConstants.push_back({c[0], c[1], c[2], position(c[3])});
       for (auto& a : info["arguments"]) e.info.arguments.push_back(argumentFromJson(a));
       e.staticThreadgroupBytes = k["threadgroup_bytes"];
       e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
@@ -283,6 +285,8 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
   for (auto& k : object.kernels) {
     json args = json::array();
     for (auto& a : k.info.arguments) args.push_back(argumentToJson(a));
+    json required = json::array();
+    for (auto& c : k.info.requiredFunctionConstants) required.push_back({c.name, c.index, c.type, position(c.location)});
     json vars = json::array();
     for (auto& v : k.threadgroupVariables) vars.push_back({v.name, v.offset, v.size, v.elementSize});
     json simdGroup;
@@ -291,7 +295,8 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
     j["kernels"].push_back({{"info",
                              {{"name", k.info.name}, {"entry", k.info.entrySymbol},
                               {"location", position(k.info.location)},
-                              {"max_threads", k.info.maxTotalThreadsPerThreadgroup}, {"arguments", args}}},
+                              {"max_threads", k.info.maxTotalThreadsPerThreadgroup}, {"arguments", args},
+                              {"required_constants", required}}},
                             {"threadgroup_bytes", k.staticThreadgroupBytes},
                             {"scheduling", int(k.scheduling)},
                             {"tier", int(k.tier)},

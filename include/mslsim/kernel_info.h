@@ -92,6 +92,9 @@ struct KernelInfo {
   std::vector<ArgumentInfo> arguments;
   SourcePosition location;
   unsigned maxTotalThreadsPerThreadgroup = 0;  // [[max_total_threads_per_threadgroup(n)]], 0 if absent
+  // The function constants its code reads without testing them with is_function_constant_defined
+  // (Metal's required constants; by index): known for kernels whose code was generated.
+  std::vector<FunctionConstantInfo> requiredFunctionConstants;
 
   // The argument bound at `index`; an enabled one wins over one disabled by its function constant
   // (those may share an index with another argument).

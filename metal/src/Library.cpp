@@ -466,9 +466,20 @@ ComputePipelineState* makePipeline(Device* d, const Function* function, NS::UInt
     options.functionConstants = f->constants;
     options.kernels = std::vector<std::string>{f->name};
     mslsim::Library library = mslsim::Library::compileSource(f->source->name, f->source->text, options);
+    // Metal fails to make a function whose required constants (read without testing
+    // is_function_constant_defined) were not all given.
+    mslsim::Kernel kernel = library.kernel(f->name);
+    for (const mslsim::FunctionConstantInfo& c : kernel.info().requiredFunctionConstants)
+      if (!f->constants.count(c.index))
+        return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure,
+                    "function '" + f->name + "': function constant '" + c.name + "' (" + c.type +
+                        ", [[function_constant(" + std::to_string(c.index) + ")]], " + c.location.file + ":" +
+                        std::to_string(c.location.line) +
+                        ") is required and was not given a value (set it in the MTLFunctionConstantValues, or test it "
+                        "with is_function_constant_defined)");
     auto* p = new ComputePipelineStateObject();
     p->device = d;
-    p->kernel = library.kernel(f->name);
+    p->kernel = kernel;
     NS::UInteger declared = p->kernel.info().maxTotalThreadsPerThreadgroup;
     p->maxThreads = 1024;
     if (declared) p->maxThreads = std::min<NS::UInteger>(p->maxThreads, declared);

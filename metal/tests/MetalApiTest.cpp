@@ -429,6 +429,54 @@ TEST_F(MetalApi, FunctionConstantsSpecialiseAFunction) {
   EXPECT_EQ(run(values.get()), (std::vector<int>{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007}));
 }
 
+TEST_F(MetalApi, AFunctionWithoutAValueForARequiredConstantIsRefused) {
+  // Metal: a function constant is optional only where is_function_constant_defined tests it;
+  // making a function that reads one without its value fails. Read in a function the kernel calls
+  // and through a program-scope constant's initialiser counts; a constant only another kernel
+  // reads does not.
+  const char* source = R"(
+#include <metal_stdlib>
+using namespace metal;
+constant float gain [[function_constant(3)]];
+constant int shift [[function_constant(4)]];
+constant int twice_shift = shift * 2;
+constant bool other [[function_constant(5)]];
+float scaled(float x) { return x * gain; }
+kernel void uses_both(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  out[i] = scaled(float(i)) + float(twice_shift);
+}
+kernel void uses_other(device float* out [[buffer(0)]], uint i [[thread_position_in_grid]]) {
+  out[i] = other ? 1.0f : 2.0f;
+}
+)";
+  NS::Error* error = nullptr;
+  auto library = NS::TransferPtr(device_->newLibrary(str(source), nullptr, &error));
+  ASSERT_TRUE(library);
+  auto make = [&](const char* name, const MTL::FunctionConstantValues* values) {
+    error = nullptr;
+    auto fn = NS::TransferPtr(library->newFunction(str(name), values, &error));
+    return fn ? NS::TransferPtr(device_->newComputePipelineState(fn.get(), &error)) : NS::SharedPtr<MTL::ComputePipelineState>();
+  };
+  auto values = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  float gain = 2.0f;
+  values->setConstantValue(&gain, MTL::DataTypeFloat, NS::UInteger(3));
+  EXPECT_FALSE(make("uses_both", values.get()));  // shift, read through twice_shift, has no value
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code(), MTL::LibraryErrorCompileFailure);
+  std::string text = error->localizedDescription()->utf8String();
+  EXPECT_NE(text.find("function constant 'shift'"), std::string::npos) << text;
+  EXPECT_NE(text.find("function_constant(4)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("gain"), std::string::npos) << text;
+  int shift = 1;
+  values->setConstantValue(&shift, MTL::DataTypeInt, NS::UInteger(4));
+  EXPECT_TRUE(make("uses_both", values.get())) << (error ? error->localizedDescription()->utf8String() : "");
+  EXPECT_FALSE(make("uses_other", values.get()));  // `other` is its own
+  values->reset();
+  bool other = true;
+  values->setConstantValue(&other, MTL::DataTypeBool, NS::UInteger(5));
+  EXPECT_TRUE(make("uses_other", values.get()));  // gain and shift are not its constants
+}
+
 TEST_F(MetalApi, ACompileErrorComesBackAsAnNSErrorWithTheLine) {
   const char* broken = "#include <metal_stdlib>\nusing namespace metal;\n"
                        "kernel void k(device float* out [[buffer(0)]]) {\n"
