@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -338,10 +339,23 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
   std::rename((tmp + ".o").c_str(), (dir_ + "/" + key + ".o").c_str());
   std::rename((tmp + ".json").c_str(), (dir_ + "/" + key + ".json").c_str());
   uint64_t written = object.object.size() + description.size();
-  if (writtenSinceTrim_.fetch_add(written) + written >= bound_ / 16) {
+  uint64_t before = writtenSinceTrim_.fetch_add(written);
+  if (before + written >= bound_ / 16) {
     writtenSinceTrim_ = 0;
-    trim(bound_ / 4 * 3);
+    // A process's first store looks at the directory (others may have filled it), unless another
+    // process did within the last minute in a cache of 64 MiB or more: scanning a large cache's
+    // tens of thousands of files takes about a second, which every short-lived process (a CLI
+    // run, a test case) paid. Such a cache may go past its bound by what processes write in that
+    // minute, each of which still trims once it has written a sixteenth of the bound itself.
+    bool firstStore = before >= bound_;
+    if (!(firstStore && trimmedRecently())) trim(bound_ / 4 * 3);
   }
+}
+
+bool CompileCache::trimmedRecently() const {
+  struct stat st {};
+  if (bound_ < (64ull << 20) || ::stat((dir_ + "/" + kLastTrim).c_str(), &st) != 0) return false;
+  return std::time(nullptr) - st.st_mtime < 60;
 }
 
 void CompileCache::trim(uint64_t target) const {
@@ -382,6 +396,8 @@ void CompileCache::trim(uint64_t target) const {
     item.used = std::max(item.used, modified);
     total += bytes;
   }
+  // When it was last looked at (trimmedRecently); not an entry, so the scan above passes it by.
+  std::ofstream(dir_ + "/" + kLastTrim, std::ios::trunc);
   if (total <= target) return;
   std::vector<const Item*> oldestFirst;
   for (auto& [name, item] : items) oldestFirst.push_back(&item);

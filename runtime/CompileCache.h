@@ -55,6 +55,9 @@ class CompileCache {
 
  private:
   CompileCache();
+  // Whether a process trimmed this (large) cache in the last minute (the file kLastTrim's time).
+  bool trimmedRecently() const;
+  static constexpr const char* kLastTrim = "last-trim";
   std::string dir_;
   uint64_t bound_ = 4ull << 30;
   mutable std::atomic<uint64_t> writtenSinceTrim_{0};
