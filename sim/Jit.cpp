@@ -14,6 +14,7 @@
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Transforms/IPO/GlobalDCE.h>
+#include <llvm/Transforms/Scalar/ADCE.h>
 #include <llvm/Transforms/Scalar/DCE.h>
 #include <llvm/Transforms/Scalar/EarlyCSE.h>
 #include <llvm/Transforms/Scalar/LICM.h>
@@ -65,7 +66,8 @@ std::string simdGroupStartsSymbol(const std::string& entrySymbol) { return kSimd
 // entry, which also starts coroutines, and the thread loop) read slot i by a load from args + i;
 // a slot whose loaded value nothing uses, or that nothing loads, is unread. Any other use of the
 // table counts as reading every slot.
-void markUnreadArguments(llvm::Module& module, KernelInfo& info, std::initializer_list<std::string> functions) {
+// The slots read, or nullopt when the table escapes.
+std::optional<std::set<uint64_t>> argumentsRead(llvm::Module& module, std::initializer_list<std::string> functions) {
   std::set<uint64_t> read;
   const llvm::DataLayout& layout = module.getDataLayout();
   for (const std::string& name : functions) {
@@ -87,11 +89,15 @@ void markUnreadArguments(llvm::Module& module, KernelInfo& info, std::initialize
             continue;
           }
         }
-        return;  // the table escapes: every argument counts as read
+        return std::nullopt;  // the table escapes: every argument counts as read
       }
     }
   }
-  for (ArgumentInfo& a : info.arguments) a.used = read.count(a.position) > 0;
+  return read;
+}
+
+void markUnreadArguments(const std::optional<std::set<uint64_t>>& read, KernelInfo& info) {
+  for (ArgumentInfo& a : info.arguments) a.used = !read || read->count(a.position) > 0;
 }
 
 // Whether `f` calls a SIMD-group or quad-group function (their hooks, inlined into it).
@@ -115,6 +121,9 @@ struct Optimised {
   std::map<std::string, ThreadScheduling> scheduling;           // by entry symbol
   std::map<std::string, RegionLoopLayout> regionLoops;          // by entry symbol
   std::map<std::string, SimdGroupFunction> simdGroups;          // by entry symbol
+  // The argument slots read by the kernels whose per-thread entry a Default build drops (the
+  // vector lanes' coroutine keeps the table in its frame, where argumentsRead cannot follow it).
+  std::map<std::string, std::optional<std::set<uint64_t>>> argumentsRead;  // by entry symbol
 };
 
 // For developers of mslsim: with MSLSIM_TIME_PASSES=1, a compile prints to stderr where its time
@@ -239,6 +248,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     if (f.getName().startswith(kEntryPrefix)) entries.push_back(&f);
   std::map<std::string, ThreadScheduling> scheduling;
   std::map<std::string, SimdGroupFunction> simdGroups;
+  std::map<std::string, std::optional<std::set<uint64_t>>> argumentsReadBeforeLanes;
   std::set<std::string> callsSimd;  // entries that call SIMD-group functions
   for (llvm::Function* e : entries)
     scheduling[e->getName().str()] = reachesSynchronisation(*e) ? ThreadScheduling::Fibers : ThreadScheduling::Sequential;
@@ -331,6 +341,12 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     // checks, the per-thread coroutine was 37,000 of 62,000 instructions and half of the compile.
     for (auto& [entry, lanes] : simdGroups) {
       llvm::Function* e = module.getFunction(entry);
+      // Which arguments it reads, from the entry as it is (every call inlined), its dead code gone.
+      llvm::FunctionPassManager clean;
+      clean.addPass(llvm::ADCEPass());
+      llvm::FunctionAnalysisManager& fam = analyses.functions;
+      clean.run(*e, fam);
+      argumentsReadBeforeLanes[entry] = argumentsRead(module, {entry});
       entries.erase(std::remove(entries.begin(), entries.end(), e), entries.end());
       llvm::removeFromUsedLists(module, [e](llvm::Constant* c) { return c == e; });
       e->eraseFromParent();
@@ -380,6 +396,7 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     mpm.run(module, mam);
   }
   Optimised result;
+  result.argumentsRead = std::move(argumentsReadBeforeLanes);
   {
     std::set<llvm::Function*> newFunctions;
     // Split coroutines of barrier-only kernels also get a loop over the threadgroup's frames,
@@ -576,8 +593,10 @@ bool compileToObject(CompiledProgram&& program, bool instrument, CodeTier tier, 
     ExecutableKernel k;
     k.info = info;
     k.tier = tier;
-    markUnreadArguments(module, k.info,
-                        {info.entrySymbol, threadLoopSymbol(info.entrySymbol), simdGroupSymbol(info.entrySymbol)});
+    markUnreadArguments(optimised.argumentsRead.count(info.entrySymbol)
+                            ? optimised.argumentsRead[info.entrySymbol]
+                            : argumentsRead(module, {info.entrySymbol, threadLoopSymbol(info.entrySymbol)}),
+                        k.info);
     k.perThreadCode = module.getFunction(info.entrySymbol) != nullptr;
     k.staticThreadgroupBytes = threadgroupLayouts[info.entrySymbol].bytes;
     k.threadgroupVariables = threadgroupLayouts[info.entrySymbol].variables;

@@ -429,6 +429,51 @@ TEST_F(MetalApi, FunctionConstantsSpecialiseAFunction) {
   EXPECT_EQ(run(values.get()), (std::vector<int>{1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007}));
 }
 
+TEST_F(MetalApi, AnArgumentOnlyADisabledBranchReadsMayStayUnboundInAKernelTheVectorLanesRun) {
+  // As on Metal, a buffer the kernel's code never reads (here behind a function constant that is
+  // false) need not be bound: also for a kernel with SIMD-group functions and barriers, whose
+  // optimised build holds its vector lanes alone (MLX's quantized matmul leaves x_batch_ndims
+  // unbound when it is not batched).
+  const char* source = R"(
+#include <metal_stdlib>
+using namespace metal;
+#define ROUND acc = acc * 0.5f + shared[(i + 7) % 64]; shared[i % 64] = acc;
+#define R4(x) x x x x
+constant bool use_bias [[function_constant(0)]];
+kernel void summed(device float* out [[buffer(0)]], constant float& bias [[buffer(1)]],
+                   uint i [[thread_position_in_grid]], uint lane [[thread_index_in_simdgroup]]) {
+  threadgroup float shared[64];
+  shared[i % 64] = simd_sum(float(lane));
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  float v = shared[(i + 1) % 64];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  float acc = 0.0f;
+  // A long body, as MLX's GEMMs have: the lanes' coroutine is resumed a call per SIMD-group.
+  R4(R4(R4(R4(ROUND))))
+  if (use_bias) v += bias;
+  out[i] = v + acc * 0.0f;
+}
+)";
+  auto values = NS::TransferPtr(MTL::FunctionConstantValues::alloc()->init());
+  bool useBias = false;
+  values->setConstantValue(&useBias, MTL::DataTypeBool, NS::UInteger(0));
+  auto state = pipeline(source, "summed", values.get());
+  ASSERT_TRUE(state);
+  auto out = NS::TransferPtr(device_->newBuffer(64 * sizeof(float), MTL::ResourceStorageModeShared));
+  MTL::CommandBuffer* cb = queue_->commandBuffer();
+  MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+  enc->setComputePipelineState(state.get());
+  enc->setBuffer(out.get(), 0, 0);  // buffer 1 left unbound
+  enc->dispatchThreads(MTL::Size(64, 1, 1), MTL::Size(64, 1, 1));
+  enc->endEncoding();
+  cb->commit();
+  cb->waitUntilCompleted();
+  ASSERT_EQ(cb->status(), MTL::CommandBufferStatusCompleted)
+      << (cb->error() ? cb->error()->localizedDescription()->utf8String() : "");
+  const float* p = static_cast<const float*>(out->contents());
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(p[i], 496.0f) << i;  // 0 + 1 + ... + 31
+}
+
 TEST_F(MetalApi, AFunctionWithoutAValueForARequiredConstantIsRefused) {
   // Metal: a function constant is optional only where is_function_constant_defined tests it;
   // making a function that reads one without its value fails. Read in a function the kernel calls
