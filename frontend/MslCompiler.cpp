@@ -1308,6 +1308,8 @@ std::vector<std::string> commonArguments(const CompileOptions& options) {
       "-triple", llvm::sys::getProcessTriple(), "-target-cpu", cpu,
       "-x", "c++", "-std=c++17", "-O2", "-disable-llvm-passes", "-fno-rtti",
       "-fno-threadsafe-statics", "-ffreestanding",
+      // Swizzles are properties (`__declspec(property)`, frontend/include/metal/__mslsim/vec.h).
+      "-fdeclspec",
       // Large thread-private arrays touch the stack page by page, so an overflow hits the fiber's
       // guard page (reported) instead of landing in another thread's stack.
       "-fstack-clash-protection", "-ffloat16-excess-precision=none",

@@ -50,7 +50,7 @@ def find_clang(build_dir):
 
 def dump(clang, root, main):
     args = [clang, "-cc1", "-x", "c++", "-std=c++17", "-triple", "x86_64-unknown-linux-gnu",
-            "-ffreestanding", "-nostdsysteminc", "-nobuiltininc", "-isystem", root,
+            "-fdeclspec", "-ffreestanding", "-nostdsysteminc", "-nobuiltininc", "-isystem", root,
             "-include", os.path.join(root, "__mslsim/prelude.h"), "-Wno-ignored-attributes",
             "-Wno-pragma-once-outside-header", "-fsyntax-only", "-ast-dump=json", main]
     p = subprocess.run(args, cwd=root, capture_output=True, text=True)

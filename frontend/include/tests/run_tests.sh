@@ -8,7 +8,7 @@ inc=$(dirname "$here")
 out=${1:-/tmp/mslsim-libtests}
 mkdir -p "$out"
 CXX=${CXX:-clang++-16}
-FLAGS="-x c++ -std=c++17 -ffreestanding -fno-exceptions -fno-rtti -Xclang -ffloat16-excess-precision=none
+FLAGS="-x c++ -std=c++17 -fdeclspec -ffreestanding -fno-exceptions -fno-rtti -Xclang -ffloat16-excess-precision=none
   -include $inc/metal/__mslsim/prelude.h -I $inc/metal -Wno-unknown-attributes -Wno-ignored-attributes"
 status=0
 for t in test_vec test_scalar test_simd; do

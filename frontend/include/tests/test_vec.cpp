@@ -13,8 +13,25 @@ using namespace metal;
 LAYOUT(float) LAYOUT(half) LAYOUT(bfloat) LAYOUT(int) LAYOUT(uint) LAYOUT(short) LAYOUT(ushort)
 LAYOUT(char) LAYOUT(uchar) LAYOUT(long) LAYOUT(ulong) LAYOUT(bool)
 
-// Swizzles are proxy objects, so a deducing template needs the vector type spelled out.
 template <class A, class B> bool eq(const A& a, const B& b) { return all(__vec_of<A>(a) == __vec_of<B>(b)); }
+// A swizzle is a value of the swizzled vector's type: a template deduces float2, not a proxy.
+template <class V> V same(const V& v) { return v; }
+
+// Swizzles of constexpr vectors are constant expressions: a vector initialised by a swizzle, the
+// letters r g b a, a swizzle of a swizzle, a conversion, and writes through swizzles in a
+// constexpr function.
+constexpr int3 kShift = {13, 19, 12};
+constexpr int2 kEnds = kShift.zx;
+static_assert(kEnds.x == 12 && kEnds.y == 13, "a constexpr vector from a swizzle");
+static_assert(kShift.b == 12 && kShift.gbr.z == 13 && kShift.zyx.yx.x == 19, "letters and chains");
+constexpr float3 kShiftF = float3(kShift);
+static_assert(kShiftF.y == 19.0f, "a conversion in a constant expression");
+constexpr int3 rotated(int3 v) {
+  v.xz = v.zx;
+  v.g += 1;
+  return v;
+}
+static_assert(rotated(kShift).x == 12 && rotated(kShift).y == 20 && rotated(kShift).z == 13, "swizzle writes");
 
 extern "C" int main() {  // extern "C": -ffreestanding does not special-case main
   // constructors
@@ -58,7 +75,7 @@ extern "C" int main() {  // extern "C": -ffreestanding does not special-case mai
   CHECK(s.x == 10);
   s[3] = 7;
   CHECK(s.w == 7);
-  // same-type swizzle copies: contiguous and with gaps (non-const source)
+  // same-type swizzle copies: contiguous and with gaps (from a non-const and a const source)
   float4 a = float4(1, 2, 3, 4), b = float4(5, 6, 7, 8);
   a.zw = b.zw;
   CHECK(eq(a, float4(1, 2, 7, 8)));
@@ -71,6 +88,14 @@ extern "C" int main() {  // extern "C": -ffreestanding does not special-case mai
   a = float4(1, 2, 3, 4);
   a.rgb = b.bgr;
   CHECK(eq(a, float4(7, 6, 5, 4)));
+  const float4 cb = b;
+  a = float4(1, 2, 3, 4);
+  a.xz = cb.xz;  // the gap (y) keeps its value
+  CHECK(eq(a, float4(5, 2, 7, 4)));
+  a.xz = a.zx;   // a swap through the gap
+  CHECK(eq(a, float4(7, 2, 5, 4)));
+  // a swizzle of a swizzle, a subscript of a swizzle, a swizzle passed to a deducing template
+  CHECK(a.zyx.yx.y == 5 && a.wz[1] == 5 && eq(same(a.yw), float2(2, 4)));
   // operators: scalar on either side, mixed scalar types, comparisons, bool vectors
   float4 o = 2 * float4(1, 2, 3, 4) - 1.0f;
   CHECK(eq(o, float4(1, 3, 5, 7)));
@@ -94,6 +119,8 @@ extern "C" int main() {  // extern "C": -ffreestanding does not special-case mai
   CHECK(eq(sum, float3(2, 3, 4)));
   packed_float3 parr[2] = {float3(1, 2, 3), float3(4, 5, 6)};
   CHECK(sizeof(parr) == 24 && parr[1].x == 4);
+  p.zx = float2(7, 9);
+  CHECK(eq(p.xyz, float3(9, 2, 7)) && eq(p.rb, float2(9, 7)));
   packed_char4 pc = char4(1, -2, 3, -4);
   CHECK(eq(float4(pc), float4(1, -2, 3, -4)));
   // as_type

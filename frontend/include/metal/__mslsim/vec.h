@@ -6,19 +6,18 @@
 // exactly that layout and optimises to SSE, so it is the storage; bool and bfloat, which cannot be
 // ext-vector elements with the right layout/arithmetic, are stored as uchar (0/1) and ushort bits.
 //
-// Swizzles are members of an anonymous union over the storage. Single letters are plain T members
-// (so v.x is a real lvalue that templates deduce as T). Longer ones are "slice" proxies: a T array
-// covering elements [lo, hi] of the swizzle, placed at byte offset lo*sizeof(T). A union member must
-// have a trivial copy assignment (or vec would stop being trivially copyable), so `a.xy = b.xy`
-// between two proxies of the same type may use the trivial copy; because the proxy covers exactly
-// [lo, hi], that copy is correct whenever the letters cover a contiguous range (xy, zw, yx, xyz, wzyx,
-// ...). For writable swizzles with gaps (xz, yw, xzw, ...) a non-const lvalue source is routed to the
-// element-wise operator= template (a better match than the const& copy), an rvalue source is a
-// compile error (deleted move assignment), and a *const* lvalue source of the same swizzle still
-// takes the trivial copy, which also copies the gap elements: a known, documented limitation.
+// The components x y z w are members of an anonymous union over the storage (so v.x is a real
+// lvalue that templates deduce as T). Every other name is a property (`__declspec(property)`,
+// enabled by -fdeclspec): `v.zy` calls a getter returning vec<T,2>, `v.zy = e` a setter, `v.zy += e`
+// both, and the letters r g b a are properties over x y z w. Why properties rather than members:
+// a swizzle is then a value of the swizzled vector's own type (templates deduce float2, not a
+// proxy), an assignment through a swizzle with gaps (v.xz = v.zx) is exact, and a swizzle of a
+// constexpr vector is a constant expression (a union member would be one the constructor did not
+// write, which constant evaluation may not read). As with Apple's compiler, a swizzle is not an
+// lvalue one can take the address of or bind a reference to.
 //
-// Operators are namespace-scope templates (found by ADL through vec and the proxies) rather than
-// hidden friends, so that they apply to proxies and packed vectors without instantiating anything.
+// Operators are namespace-scope templates (found by ADL through vec and packed_vec) rather than
+// hidden friends, so that they apply to packed vectors without instantiating anything.
 #pragma once
 #include "base.h"
 
@@ -30,13 +29,8 @@ template <class T> struct __store { typedef T type; };
 template <> struct __store<bool> { typedef unsigned char type; };
 template <> struct __store<bfloat> { typedef unsigned short type; };
 
-// Vector traits for scalars (n = 0), vectors, swizzle proxies and packed vectors. Anything with a
-// nested __vec_type is "vector-like" and converts implicitly to that vec.
-template <int Lo, int... I, class T, class V> METAL_FUNC void __swz_set(T* e, const V& r) {
-  int k = 0;
-  ((e[I - Lo] = r.__e[k++]), ...);
-}
-
+// Vector traits for scalars (n = 0), vectors and packed vectors. Anything with a nested
+// __vec_type is "vector-like" and converts implicitly to that vec.
 template <class X, class = void> struct __vt {
   static constexpr int n = 0;
   static constexpr bool veclike = false;
@@ -53,42 +47,6 @@ template <class X> using __vec_of = typename __vt<X>::type;
 template <class X> constexpr bool __is_scalar_v = __is_arithmetic(X) || __is_same(X, bfloat);
 template <class X> constexpr bool __is_fp_v = __is_floating_point(X) || __is_same(X, bfloat);
 template <class X> constexpr int __ncomp = __vt<X>::n ? __vt<X>::n : (__is_scalar_v<X> ? 1 : 1000);
-
-// ---------------------------------------------------------------- swizzle proxies
-// The three kinds share no base class and carry as few members as possible: instantiating vec<T,4>
-// instantiates its 336 proxy types, so every member declaration there shows up in parse time.
-// Read-only (repeated letters).
-template <class T, int Lo, int Hi, int... I> struct __swzR {
-  typedef vec<T, (int)sizeof...(I)> __vec_type;
-  T __e[Hi - Lo + 1];
-};
-// Writable, contiguous: a non-template assignment from the vector type is enough, since other
-// swizzles and scalars convert to it and same-type copies are correct as trivial copies.
-// A proxy is also a type a template may deduce (`template <class T> T f(T v)` called with v.xy):
-// outside a vector it holds the swizzle's value in the same places, so it converts from the vector.
-template <class T, int Lo, int Hi, int... I> struct __swzC {
-  typedef vec<T, (int)sizeof...(I)> __vec_type;
-  T __e[Hi - Lo + 1];
-  __swzC() = default;
-  __swzC(const __vec_type& v) { __swz_set<Lo, I...>(__e, v); }
-  __swzC& operator=(const __vec_type& v) { __swz_set<Lo, I...>(__e, v); return *this; }
-};
-// Writable with gaps: see the file comment for why copy/move are declared like this.
-template <class T, int Lo, int Hi, int... I> struct __swzN {
-  typedef vec<T, (int)sizeof...(I)> __vec_type;
-  T __e[Hi - Lo + 1];
-  __swzN() = default;
-  __swzN(const __vec_type& v) { __swz_set<Lo, I...>(__e, v); }
-  __swzN(const __swzN&) = default;
-  __swzN& operator=(const __swzN&) = default;
-  __swzN& operator=(__swzN&&) = delete;
-  template <class P> __swzN& operator=(P&& p) { __swz_set<Lo, I...>(__e, __vec_type(p)); return *this; }
-};
-template <template <class, int, int, int...> class K, class T, int Lo, int Hi, int... I, class V>
-METAL_FUNC void __swz_get(const K<T, Lo, Hi, I...>& s, V& r) {
-  int k = 0;
-  ((r.__e[k++] = s.__e[I - Lo]), ...);
-}
 
 template <class T> constexpr typename __store<T>::type __to_store(T v) {
   if constexpr (__is_same(T, bfloat)) return v.__bits;
@@ -112,13 +70,37 @@ template <class T, int N> struct __vbase;
 // A vector built by a constructor has its components x, y, z, w as the active member of the union:
 // in a constant expression (constexpr program-scope tables: `constexpr constant int3 S = {13, 19,
 // 12};`) only the active member may be read, and the components are what constant expressions
-// read (`threadgroup float tile[kTile.x * kTile.y]`, `S[1]`). Everything else reads whatever member
-// it likes at run time, where the union is the vector's bytes.
+// read (`threadgroup float tile[kTile.x * kTile.y]`, `S[1]`, `S.zy`). Everything else reads
+// whatever member it likes at run time, where the union is the vector's bytes.
 #define __MSLSIM_VBASE_COMMON                                          \
   typedef typename __store<T>::type __selem;                           \
   typedef __selem __storage __attribute__((ext_vector_type(N)));       \
   __vbase() = default;
 #define __MSLSIM_VBASE_LANE(k) __from_store<T>(__lane<N>(v, k))
+// What the generated swizzles call: a constant expression reads and writes the components, run
+// time shuffles the storage.
+#define __MSLSIM_VBASE_SWIZZLES                                                                   \
+  template <int I> constexpr const T& __c() const {                                               \
+    if constexpr (I == 0) return this->x;                                                         \
+    else if constexpr (I == 1) return this->y;                                                    \
+    else if constexpr (I == 2) return this->z;                                                    \
+    else return this->w;                                                                          \
+  }                                                                                               \
+  template <int I> constexpr T& __c() { return const_cast<T&>(static_cast<const __vbase*>(this)->__c<I>()); } \
+  template <int... I> constexpr vec<T, sizeof...(I)> __swizzle() const {                         \
+    if (__builtin_is_constant_evaluated()) return vec<T, sizeof...(I)>(__c<I>()...);              \
+    return __shuffle<I...>();                                                                     \
+  }                                                                                               \
+  template <int... I> vec<T, sizeof...(I)> __shuffle() const {                                   \
+    vec<T, sizeof...(I)> r;                                                                       \
+    r.__v = __builtin_shufflevector(this->__v, this->__v, I...);                                  \
+    return r;                                                                                     \
+  }                                                                                               \
+  template <int... I> constexpr void __set_swizzle(const vec<T, sizeof...(I)>& v) {              \
+    int k = 0;                                                                                    \
+    if (__builtin_is_constant_evaluated()) ((__c<I>() = v[k++]), ...);                            \
+    else ((this->__e[I] = v.__e[k++]), ...);                                                      \
+  }
 template <class T> struct __vbase<T, 2> {
   static constexpr int N = 2;
   __MSLSIM_VBASE_COMMON
@@ -127,9 +109,9 @@ template <class T> struct __vbase<T, 2> {
     __storage __v;
     T __e[2];
     struct { T x, y; };
-    struct { T r, g; };
-#include "swizzle2.inc"
   };
+  __MSLSIM_VBASE_SWIZZLES
+#include "swizzle2.inc"
 };
 template <class T> struct __vbase<T, 3> {
   static constexpr int N = 3;
@@ -139,9 +121,9 @@ template <class T> struct __vbase<T, 3> {
     __storage __v;
     T __e[3];
     struct { T x, y, z; };
-    struct { T r, g, b; };
-#include "swizzle3.inc"
   };
+  __MSLSIM_VBASE_SWIZZLES
+#include "swizzle3.inc"
 };
 template <class T> struct __vbase<T, 4> {
   static constexpr int N = 4;
@@ -152,12 +134,13 @@ template <class T> struct __vbase<T, 4> {
     __storage __v;
     T __e[4];
     struct { T x, y, z, w; };
-    struct { T r, g, b, a; };
-#include "swizzle4.inc"
   };
+  __MSLSIM_VBASE_SWIZZLES
+#include "swizzle4.inc"
 };
 #undef __MSLSIM_VBASE_COMMON
 #undef __MSLSIM_VBASE_LANE
+#undef __MSLSIM_VBASE_SWIZZLES
 
 template <class T, int N> struct vec : __vbase<T, N> {
   static_assert(N >= 2 && N <= 4, "MSL vectors have 2, 3 or 4 elements");
@@ -171,14 +154,14 @@ template <class T, int N> struct vec : __vbase<T, N> {
   // Scalar -> vector (splat) is an implicit conversion in MSL.
   template <class S, enable_if_t<__is_scalar_v<S>, int> = 0>
   constexpr vec(S s) : __vbase<T, N>(__storage(__to_store(T(s)))) {}
-  // A swizzle or packed vector of the same element type converts implicitly.
-  template <class X, enable_if_t<__vt<X>::veclike && !__is_same(X, vec) && __vt<X>::n == N &&
-                                     __is_same(typename __vt<X>::elem, T), int> = 0>
-  vec(const X& x) { __load(x); }
-  // Different element types need an explicit conversion, which converts values (not bits).
+  // A packed vector of the same element type converts implicitly.
+  template <class X, enable_if_t<__is_same(X, packed_vec<T, N>), int> = 0>
+  vec(const X& x) { for (int i = 0; i < N; ++i) this->__e[i] = x.__e[i]; }
+  // Different element types need an explicit conversion, which converts values (not bits); a
+  // constant expression converts component by component (`constexpr float3 F = float3(S)`).
   template <class X, enable_if_t<__vt<X>::veclike && __vt<X>::n == N &&
                                      !__is_same(typename __vt<X>::elem, T), int> = 0>
-  explicit vec(const X& x) { __convert(__vec_of<X>(x)); }
+  explicit constexpr vec(const X& x) : __vbase<T, N>(__converted(__vec_of<X>(x))) {}
   // Components are consumed left to right from any mix of scalars and vectors. Fewer than N fill
   // the rest with zeros, as a braced list does for Clang's vectors (MLX's random.metal:
   // `uint4 ks = {a, b, c};`); Apple's compiler refuses that form with parentheses, mslsim does not.
@@ -211,16 +194,14 @@ template <class T, int N> struct vec : __vbase<T, N> {
     return *this;
   }
 
-  template <class X> void __load(const X& x) {
-    if constexpr (__is_same(X, vec)) *this = x;
-    else if constexpr (__is_same(X, packed_vec<T, N>)) for (int i = 0; i < N; ++i) this->__e[i] = x.__e[i];
-    else __swz_get(x, *this);
-  }
   // The components of scalars and vectors, left to right, zeros after them.
   template <class... A> static constexpr __storage __components(const A&... a) {
     typename __store<T>::type e[4] = {};
     int i = 0;
     (__put(e, i, a), ...);
+    return __storage_of(e);
+  }
+  static constexpr __storage __storage_of(const typename __store<T>::type* e) {
     if constexpr (N == 2) return __storage{e[0], e[1]};
     else if constexpr (N == 3) return __storage{e[0], e[1], e[2]};
     else return __storage{e[0], e[1], e[2], e[3]};
@@ -233,6 +214,19 @@ template <class T, int N> struct vec : __vbase<T, N> {
     } else {
       e[i++] = __to_store(T(x));
     }
+  }
+  template <class U> static constexpr __storage __converted(const vec<U, N>& s) {
+    if (__builtin_is_constant_evaluated()) {
+      typename __store<T>::type e[4] = {};
+      for (int k = 0; k < N; ++k) e[k] = __to_store(T(s[k]));
+      return __storage_of(e);
+    }
+    return __converted_at_run_time(s);
+  }
+  template <class U> static __storage __converted_at_run_time(const vec<U, N>& s) {
+    vec r;
+    r.__convert(s);
+    return r.__v;
   }
   template <class U> void __convert(const vec<U, N>& s) {
     if constexpr (__is_same(U, bfloat)) {
@@ -258,33 +252,39 @@ template <class T, int N> struct vec : __vbase<T, N> {
   }
 };
 
-// Packed vectors have the swizzles too (MSL 2.1+): the proxies are T arrays, so they need only T's
-// alignment and fit the packed layout.
+// Packed vectors have the swizzles too (MSL 2.1+), over their T array.
+#define __MSLSIM_PBASE_SWIZZLES                                                                   \
+  template <int... I> vec<T, sizeof...(I)> __swizzle() const { return vec<T, sizeof...(I)>(this->__e[I]...); } \
+  template <int... I> void __set_swizzle(const vec<T, sizeof...(I)>& v) {                        \
+    int k = 0;                                                                                    \
+    ((this->__e[I] = v.__e[k++]), ...);                                                           \
+  }
 template <class T, int N> struct __pbase;
 template <class T> struct __pbase<T, 2> {
   union {
     T __e[2];
     struct { T x, y; };
-    struct { T r, g; };
-#include "swizzle2.inc"
   };
+  __MSLSIM_PBASE_SWIZZLES
+#include "swizzle2.inc"
 };
 template <class T> struct __pbase<T, 3> {
   union {
     T __e[3];
     struct { T x, y, z; };
-    struct { T r, g, b; };
-#include "swizzle3.inc"
   };
+  __MSLSIM_PBASE_SWIZZLES
+#include "swizzle3.inc"
 };
 template <class T> struct __pbase<T, 4> {
   union {
     T __e[4];
     struct { T x, y, z, w; };
-    struct { T r, g, b, a; };
-#include "swizzle4.inc"
   };
+  __MSLSIM_PBASE_SWIZZLES
+#include "swizzle4.inc"
 };
+#undef __MSLSIM_PBASE_SWIZZLES
 
 // Packed vectors: N*sizeof(T) bytes, alignment of T; arithmetic goes through vec<T,N>.
 template <class T, int N> struct packed_vec : __pbase<T, N> {
@@ -459,7 +459,8 @@ METAL_FUNC V operator+(const X& x) { return V(x); }
 template <class X, class V = enable_if_t<__vt<X>::veclike, __vec_of<X>>>
 METAL_FUNC V operator~(const X& x) { V r(x); r.__v = ~r.__v; return r; }
 
-// Compound assignment on anything vector-like that is assignable (vec, writable swizzle, packed).
+// Compound assignment on anything vector-like that is assignable (vec, packed; a swizzle's is its
+// getter and setter around the operator).
 #define __MSLSIM_COMPOUND(op)                                                       \
   template <class L, class B, class = enable_if_t<__vt<L>::veclike>>                \
   METAL_FUNC L& operator op##=(L& l, const B& b) {                                  \
@@ -475,14 +476,9 @@ template <class T, int N> METAL_FUNC vec<T, N> operator++(vec<T, N>& v, int) { v
 template <class T, int N> METAL_FUNC vec<T, N> operator--(vec<T, N>& v, int) { vec<T, N> t = v; v -= 1; return t; }
 
 // ---------------------------------------------------------------- as_type
-// Swizzles are read as their vector value; everything else keeps its own representation.
-template <class X> using __repr_t = conditional_t<__vt<X>::veclike && !__is_same(__vec_of<X>, X) &&
-                                                      !__is_same(X, packed_vec<typename __vt<X>::elem, __vt<X>::n>),
-                                                  __vec_of<X>, X>;
 template <class To, class From> METAL_FUNC To as_type(const From& x) {
-  typedef __repr_t<From> F;
-  static_assert(sizeof(To) == sizeof(F), "as_type: types must have the same size");
-  return __builtin_bit_cast(To, F(x));
+  static_assert(sizeof(To) == sizeof(From), "as_type: types must have the same size");
+  return __builtin_bit_cast(To, x);
 }
 }  // namespace metal
 
