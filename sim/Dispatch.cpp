@@ -55,6 +55,21 @@ void workerMain(DispatchState& state) {
   }
   std::vector<ExecutionObserver*> listening;
   for (auto& o : observers) listening.push_back(o.get());
+  // Which code this dispatch runs was chosen from its options before any observer existed
+  // (takesVectorLanes): an observer that needs every access but was not foreseen there would not
+  // hear of the vector lanes' accesses. Refused rather than run with a check that sees nothing.
+  if (state.kernel.simdGroups && runsAsVectorLanes(state.kernel, state.request.options))
+    for (auto* o : listening)
+      if (o->needsEveryAccess()) {
+        tGroupOrder = 0;
+        state.report({Finding::Severity::Error, "internal-error",
+                      "kernel '" + state.kernel.info.name +
+                          "': an observer of this dispatch needs every access, but the dispatch was "
+                          "given the vector lanes (takesVectorLanes does not list it)",
+                      {}});
+        state.stopOrder = 0;
+        break;
+      }
   scheduler.setObservers(std::move(observers));
   uint64_t total = state.geometry.totalThreadgroups();
   // Threadgroups are taken a run at a time: one shared counter per threadgroup costs more than a
@@ -105,6 +120,8 @@ namespace {
 bool takesVectorLanes(const DispatchOptions& options, bool instrumented) {
   // The observers that need every access (ExecutionObserver::needsEveryAccess): races, uninit and
   // align's checkers, the watch and the writer tracker (checked builds), the trace (any build).
+  // Decided here from the options, as a build is chosen before a dispatch's observers exist; each
+  // worker checks its observers against it (workerMain).
   bool everyAccess = (instrumented && (options.checks.races || options.checks.uninit || options.checks.align ||
                                        !options.watch.empty() || options.trackWriters)) ||
                      !options.traceFile.empty();

@@ -192,12 +192,5 @@ std::string whyChecksCannotRun(const DispatchFacts& facts);
 void prepareCheckers(const DispatchFacts& facts, std::shared_ptr<void>& sharedState);
 std::vector<std::unique_ptr<ExecutionObserver>> makeCheckers(const DispatchFacts& facts,
                                                              std::shared_ptr<void>& sharedState);
-// Records the last writer of every buffer element; takeWriters() hands the result over.
-std::vector<std::unique_ptr<ExecutionObserver>> makeWriterTrackers(const DispatchFacts& facts,
-                                                                   std::shared_ptr<void>& sharedState);
-std::map<unsigned, std::vector<ElementWriter>> takeWriters(const std::shared_ptr<void>& sharedState);
-
-// Writes the trace the tracers of one dispatch recorded (`sharedState` from makeTracers).
-void writeTrace(const std::shared_ptr<void>& sharedState, const std::string& path);
 
 }  // namespace mslsim
