@@ -341,8 +341,11 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     // checks, the per-thread coroutine was 37,000 of 62,000 instructions and half of the compile.
     for (auto& [entry, lanes] : simdGroups) {
       llvm::Function* e = module.getFunction(entry);
-      // Which arguments it reads, from the entry as it is (every call inlined), its dead code gone.
+      // Which arguments it reads, from the entry as it is (every call inlined), its dead code gone:
+      // in an unchecked build its locals are still in memory (no SROA yet), where a store of an
+      // argument nothing reads back would count as reading it (MLX's gemv, `bias` unbound).
       llvm::FunctionPassManager clean;
+      clean.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
       clean.addPass(llvm::ADCEPass());
       llvm::FunctionAnalysisManager& fam = analyses.functions;
       clean.run(*e, fam);
