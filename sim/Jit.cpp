@@ -348,6 +348,9 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
       clean.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
       clean.addPass(llvm::ADCEPass());
       llvm::FunctionAnalysisManager& fam = analyses.functions;
+      // The entry changed since its analyses were cached (instrumented, its SIMD loop positions
+      // inserted): a stale dominator tree crashes SROA.
+      fam.clear(*e, e->getName());
       clean.run(*e, fam);
       argumentsReadBeforeLanes[entry] = argumentsRead(module, {entry});
       entries.erase(std::remove(entries.begin(), entries.end(), e), entries.end());
