@@ -259,7 +259,7 @@ CommandQueueObject::~CommandQueueObject() {
 
 // --- Encoders ----------------------------------------------------------------------------------------
 
-void ComputeCommandEncoderObject::record(mslsim::DispatchMode mode, MTL::Size grid, MTL::Size threadgroup) {
+RecordedDispatch* ComputeCommandEncoderObject::record(mslsim::DispatchMode mode, MTL::Size grid, MTL::Size threadgroup) {
   auto dispatch = std::make_unique<RecordedDispatch>();
   dispatch->pipeline = pipeline;
   dispatch->buffers = buffers;
@@ -273,11 +273,12 @@ void ComputeCommandEncoderObject::record(mslsim::DispatchMode mode, MTL::Size gr
   // Its queue may be running it already: the dispatch is not added.
   if (commandBuffer->status() >= MTL::CommandBufferStatusCommitted) {
     cb->misused("dispatch", "a dispatch encoded into a command buffer already committed");
-    return;
+    return nullptr;
   }
   Command command;
   command.dispatch = std::move(dispatch);
   cb->commands.push_back(std::move(command));
+  return cb->commands.back().dispatch.get();
 }
 
 }  // namespace mslsim::metal
@@ -369,6 +370,9 @@ void CommandBuffer::addCompletedHandler(void* handler, void (*invoke)(void*, Com
 }
 
 void CommandBuffer::encodeSignalEvent(const Event* event, uint64_t value) {
+  // Its queue may be running it already: nothing is added to what it runs.
+  if (status() >= CommandBufferStatusCommitted)
+    return MSLSIM_SELF->misused("encodeSignalEvent", "an event signal encoded into a command buffer already committed");
   Command c;
   c.event = std::make_unique<EventCommand>();
   c.event->event.reset(event);
@@ -378,6 +382,8 @@ void CommandBuffer::encodeSignalEvent(const Event* event, uint64_t value) {
 }
 
 void CommandBuffer::encodeWait(const Event* event, uint64_t value) {
+  if (status() >= CommandBufferStatusCommitted)
+    return MSLSIM_SELF->misused("encodeWait", "an event wait encoded into a command buffer already committed");
   Command c;
   c.event = std::make_unique<EventCommand>();
   c.event->event.reset(event);
@@ -507,9 +513,8 @@ void ComputeCommandEncoder::dispatchThreadgroups(Size groups, Size threadgroup) 
   MSLSIM_SELF->record(mslsim::DispatchMode::Threadgroups, groups, threadgroup);
 }
 void ComputeCommandEncoder::dispatchThreadgroups(const Buffer*, NS::UInteger, Size threadgroup) {
-  MSLSIM_SELF->record(mslsim::DispatchMode::Threadgroups, Size(0, 0, 0), threadgroup);
-  static_cast<CommandBufferObject*>(MSLSIM_SELF->commandBuffer.get())->commands.back().dispatch->problem =
-      "indirect dispatches (dispatchThreadgroups with an indirect buffer) are not supported by mslsim";
+  if (mslsim::metal::RecordedDispatch* d = MSLSIM_SELF->record(mslsim::DispatchMode::Threadgroups, Size(0, 0, 0), threadgroup))
+    d->problem = "indirect dispatches (dispatchThreadgroups with an indirect buffer) are not supported by mslsim";
 }
 
 void ComputeCommandEncoder::memoryBarrier(BarrierScope) {}

@@ -387,7 +387,8 @@ struct ComputeCommandEncoderObject final : MTL::ComputeCommandEncoder {
   Ref<MTL::ComputePipelineState> pipeline;
   std::map<unsigned, RecordedDispatch::BufferBinding> buffers;
   std::map<unsigned, NS::UInteger> threadgroupMemory;
-  void record(mslsim::DispatchMode mode, MTL::Size grid, MTL::Size threadgroup);
+  // The dispatch as recorded, or null when its command buffer was already committed (a misuse).
+  RecordedDispatch* record(mslsim::DispatchMode mode, MTL::Size grid, MTL::Size threadgroup);
 };
 
 // Runs committed command buffers in commit order on a thread of its own. The thread works on

@@ -902,6 +902,21 @@ TEST_F(MetalApi, EncoderAndCommandBufferStateMisuseIsSaidAndNeverHangs) {
   encodeScale(cb, state.get(), data.get(), 2);
   cb->waitUntilCompleted();
   EXPECT_EQ(read(data.get())[0], 2.0f);
+  // Events and indirect dispatches encoded after the commit are not added either (the fuzzer's
+  // first find: a signal appended while the queue ran the buffer's commands crashed it).
+  auto event = NS::TransferPtr(device_->newSharedEvent());
+  MTL::CommandBuffer* running = queue_->commandBuffer();
+  encodeScale(running, state.get(), data.get(), 2);
+  running->commit();
+  for (int i = 0; i < 100; ++i) running->encodeSignalEvent(event.get(), i + 1);
+  running->encodeWait(event.get(), 5000);  // would never be signalled
+  MTL::ComputeCommandEncoder* late = running->computeCommandEncoder();
+  late->setComputePipelineState(state.get());
+  late->dispatchThreadgroups(data.get(), 0, MTL::Size(64, 1, 1));
+  late->endEncoding();
+  running->waitUntilCompleted();
+  EXPECT_EQ(event->signaledValue(), 0u);
+  EXPECT_EQ(read(data.get())[0], 4.0f);
 }
 
 TEST_F(MetalApi, BuffersLargerThanTheDeviceAllowsAreNil) {
