@@ -702,6 +702,7 @@ class KernelCollector : public clang::ASTConsumer,
     c.name = var->getNameAsString();
     c.index = unsigned(std::stoul(*index));
     c.type = var->getType().getUnqualifiedType().getAsString(policy);
+    c.canonicalType = var->getType().getCanonicalType().getUnqualifiedType().getAsString(policy);
     c.location = position(var->getLocation());
     result_.functionConstants.push_back(std::move(c));
     return true;
@@ -721,6 +722,7 @@ class KernelCollector : public clang::ASTConsumer,
         for (auto [index, var] : RequiredFunctionConstants().of(fn))
           info.requiredFunctionConstants.push_back(
               {var->getNameAsString(), index, var->getType().getUnqualifiedType().getAsString(policy),
+               var->getType().getCanonicalType().getUnqualifiedType().getAsString(policy),
                position(var->getLocation())});
         clang::FunctionDecl* entry = makeTrampoline(ctx, fn, info.entrySymbol);
         codegen_->HandleTopLevelDecl(clang::DeclGroupRef(entry));
@@ -1563,7 +1565,7 @@ class PrecompiledPrefix : public PchBuildingAction {
   }
 
  private:
-  static constexpr llvm::StringLiteral kMagic = "MSLSIM PRECOMPILED PREFIX 1\n";
+  static constexpr llvm::StringLiteral kMagic = "MSLSIM PRECOMPILED PREFIX 2\n";
   static constexpr llvm::StringLiteral kRefused = "MSLSIM REFUSED PREFIX 1\n";
   static constexpr size_t kKeptInMemory = 32;  // ~1-4 MB each
 
@@ -1658,6 +1660,7 @@ class PrecompiledPrefix : public PchBuildingAction {
       put(out, c.name);
       put(out, std::to_string(c.index));
       put(out, c.type);
+      put(out, c.canonicalType);
       put(out, c.location.file);
       put(out, std::to_string(c.location.line));
       put(out, std::to_string(c.location.column));
@@ -1683,7 +1686,7 @@ class PrecompiledPrefix : public PchBuildingAction {
     if (!take(in, count)) return std::nullopt;
     for (unsigned i = 0; i < count; ++i) {
       FunctionConstantInfo c;
-      if (!take(in, c.name) || !take(in, c.index) || !take(in, c.type) || !take(in, c.location.file) ||
+      if (!take(in, c.name) || !take(in, c.index) || !take(in, c.type) || !take(in, c.canonicalType) || !take(in, c.location.file) ||
           !take(in, c.location.line) || !take(in, c.location.column))
         return std::nullopt;
       built->functionConstants.push_back(std::move(c));

@@ -29,7 +29,7 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr int kFormat = 14;  // bump when the entry layout changes
+constexpr int kFormat = 15;  // bump when the entry layout changes
 
 // The object's digest as its description records it: SHA-256, which a test checks independently.
 std::string objectDigest(llvm::StringRef bytes) {
@@ -226,7 +226,7 @@ std::optional<CachedCompilation> CompileCache::load(const std::string& key, cons
       e.info.location = position(info["location"]);
       e.info.maxTotalThreadsPerThreadgroup = info["max_threads"];
       for (auto& c : info["required_constants"])
-        e.info.requiredFunctionConstants.push_back({c[0], c[1], c[2], position(c[3])});
+        e.info.requiredFunctionConstants.push_back({c[0], c[1], c[2], c[3], position(c[4])});
       for (auto& a : info["arguments"]) e.info.arguments.push_back(argumentFromJson(a));
       e.staticThreadgroupBytes = k["threadgroup_bytes"];
       e.scheduling = ThreadScheduling(k["scheduling"].get<int>());
@@ -287,7 +287,8 @@ void CompileCache::store(const std::string& key, const std::string& mainPath, co
     json args = json::array();
     for (auto& a : k.info.arguments) args.push_back(argumentToJson(a));
     json required = json::array();
-    for (auto& c : k.info.requiredFunctionConstants) required.push_back({c.name, c.index, c.type, position(c.location)});
+    for (auto& c : k.info.requiredFunctionConstants)
+      required.push_back({c.name, c.index, c.type, c.canonicalType, position(c.location)});
     json vars = json::array();
     for (auto& v : k.threadgroupVariables) vars.push_back({v.name, v.offset, v.size, v.elementSize});
     json simdGroup;

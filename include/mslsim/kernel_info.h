@@ -82,7 +82,10 @@ struct ArgumentInfo {
 struct FunctionConstantInfo {
   std::string name;
   unsigned index = 0;
-  std::string type;  // e.g. "short", "bool"
+  std::string type;  // as declared, e.g. "int16_t", "bool"
+  // The type with every alias resolved, e.g. "short" for int16_t: what the type of a value given
+  // to the constant is compared with (the Metal API refuses a value of another type).
+  std::string canonicalType;
   SourcePosition location;
 };
 

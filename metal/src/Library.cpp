@@ -89,7 +89,8 @@ LibraryObject* makeLibrary(MTL::Device* d, std::vector<std::shared_ptr<const Lib
 // Converts one constant to the double mslsim::BuildOptions carries; false for a type it cannot.
 bool constantValue(const void* value, MTL::DataType type, double& out) {
   switch (type) {
-    case MTL::DataTypeBool: out = *static_cast<const bool*>(value) ? 1 : 0; return true;
+    // A byte, not a C++ bool: any nonzero byte is true (reading 2 through a bool is undefined).
+    case MTL::DataTypeBool: out = *static_cast<const uint8_t*>(value) ? 1 : 0; return true;
     case MTL::DataTypeChar: out = *static_cast<const int8_t*>(value); return true;
     case MTL::DataTypeUChar: out = *static_cast<const uint8_t*>(value); return true;
     case MTL::DataTypeShort: out = *static_cast<const int16_t*>(value); return true;
@@ -120,6 +121,37 @@ unsigned dataTypeSize(MTL::DataType type) {
   }
 }
 
+// The scalar types a function constant's value may have: the name the API gives it, and the type a
+// constant declared with it has once aliases are resolved (FunctionConstantInfo::canonicalType).
+struct ConstantType {
+  MTL::DataType type;
+  const char* name;
+  const char* declared;
+};
+constexpr ConstantType kConstantTypes[] = {
+    {MTL::DataTypeBool, "MTLDataTypeBool", "bool"},        {MTL::DataTypeChar, "MTLDataTypeChar", "signed char"},
+    {MTL::DataTypeUChar, "MTLDataTypeUChar", "unsigned char"}, {MTL::DataTypeShort, "MTLDataTypeShort", "short"},
+    {MTL::DataTypeUShort, "MTLDataTypeUShort", "unsigned short"}, {MTL::DataTypeInt, "MTLDataTypeInt", "int"},
+    {MTL::DataTypeUInt, "MTLDataTypeUInt", "unsigned int"}, {MTL::DataTypeLong, "MTLDataTypeLong", "long"},
+    {MTL::DataTypeULong, "MTLDataTypeULong", "unsigned long"}, {MTL::DataTypeHalf, "MTLDataTypeHalf", "_Float16"},
+    {MTL::DataTypeFloat, "MTLDataTypeFloat", "float"},     {MTL::DataTypeBFloat, "MTLDataTypeBFloat", "metal::bfloat"},
+};
+
+std::string dataTypeName(MTL::DataType type) {
+  for (const ConstantType& t : kConstantTypes)
+    if (t.type == type) return t.name;
+  return "MTLDataType " + std::to_string(unsigned(type));
+}
+
+// Whether a value given as `type` suits a constant declared with `canonical` (a plain `char`, as
+// MSL's char, takes MTLDataTypeChar too). A constant of a type not in the table (a vector) is not
+// checked.
+bool isValueTypeOf(MTL::DataType type, const std::string& canonical) {
+  for (const ConstantType& t : kConstantTypes)
+    if (canonical == t.declared || (canonical == "char" && t.type == MTL::DataTypeChar)) return t.type == type;
+  return true;
+}
+
 MTL::Function* newFunction(const MTL::Library* library, const std::string& name,
                            const FunctionConstantValuesObject* constants, NS::Error** error) {
   auto* l = static_cast<const LibraryObject*>(library);
@@ -134,7 +166,7 @@ MTL::Function* newFunction(const MTL::Library* library, const std::string& name,
         f->library.reset(library);
         f->source = source;
         f->name = name;
-        if (constants) f->constants = constants->byIndex;
+        if (constants) f->constants = constants->byIndex, f->constantTypes = constants->typeByIndex;
         succeed(error);
         return f;
       }
@@ -202,8 +234,10 @@ FunctionConstantValues* FunctionConstantValues::alloc() { return new FunctionCon
 FunctionConstantValues* FunctionConstantValues::init() { return this; }
 void FunctionConstantValues::setConstantValue(const void* value, DataType type, NS::UInteger index) {
   double v = 0;
-  if (constantValue(value, type, v))
+  if (constantValue(value, type, v)) {
     static_cast<FunctionConstantValuesObject*>(this)->byIndex[unsigned(index)] = v;
+    static_cast<FunctionConstantValuesObject*>(this)->typeByIndex[unsigned(index)] = type;
+  }
   else  // remembered as unsupported: the pipeline made with it fails, naming the index
     static_cast<FunctionConstantValuesObject*>(this)->byName["#" + std::to_string(index) + " (vector or other non-scalar type)"] = 0;
 }
@@ -218,6 +252,7 @@ void FunctionConstantValues::setConstantValues(const void* values, DataType type
 }
 void FunctionConstantValues::reset() {
   static_cast<FunctionConstantValuesObject*>(this)->byIndex.clear();
+  static_cast<FunctionConstantValuesObject*>(this)->typeByIndex.clear();
   static_cast<FunctionConstantValuesObject*>(this)->byName.clear();
 }
 
@@ -469,14 +504,22 @@ ComputePipelineState* makePipeline(Device* d, const Function* function, NS::UInt
     // Metal fails to make a function whose required constants (read without testing
     // is_function_constant_defined) were not all given.
     mslsim::Kernel kernel = library.kernel(f->name);
-    for (const mslsim::FunctionConstantInfo& c : kernel.info().requiredFunctionConstants)
+    // Or one given a value of another type: "valid constant values for all required function
+    // constants" (makeFunction(name:constantValues:)).
+    for (const mslsim::FunctionConstantInfo& c : kernel.info().requiredFunctionConstants) {
+      std::string constant = "function '" + f->name + "': function constant '" + c.name + "' (" + c.type +
+                             ", [[function_constant(" + std::to_string(c.index) + ")]], " + c.location.file + ":" +
+                             std::to_string(c.location.line) + ")";
       if (!f->constants.count(c.index))
         return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure,
-                    "function '" + f->name + "': function constant '" + c.name + "' (" + c.type +
-                        ", [[function_constant(" + std::to_string(c.index) + ")]], " + c.location.file + ":" +
-                        std::to_string(c.location.line) +
-                        ") is required and was not given a value (set it in the MTLFunctionConstantValues, or test it "
+                    constant +
+                        " is required and was not given a value (set it in the MTLFunctionConstantValues, or test it "
                         "with is_function_constant_defined)");
+      auto given = f->constantTypes.find(c.index);
+      if (given != f->constantTypes.end() && !isValueTypeOf(given->second, c.canonicalType))
+        return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure,
+                    constant + " was given a value of type " + dataTypeName(given->second));
+    }
     auto* p = new ComputePipelineStateObject();
     p->device = d;
     p->kernel = kernel;

@@ -210,9 +210,11 @@ struct CompileOptionsObject final : MTL::CompileOptions {
 // doubles mslsim::BuildOptions carries.
 struct FunctionConstantValuesObject final : MTL::FunctionConstantValues {
   std::map<unsigned, double> byIndex;
+  std::map<unsigned, MTL::DataType> typeByIndex;  // the type each value was given as
   std::map<std::string, double> byName;
   FunctionConstantValuesObject() = default;
-  FunctionConstantValuesObject(const FunctionConstantValuesObject& o) : byIndex(o.byIndex), byName(o.byName) {}
+  FunctionConstantValuesObject(const FunctionConstantValuesObject& o)
+      : byIndex(o.byIndex), typeByIndex(o.typeByIndex), byName(o.byName) {}
   NS::Object* copyObject() const override { return new FunctionConstantValuesObject(*this); }
 };
 
@@ -245,6 +247,7 @@ struct FunctionObject final : MTL::Function {
   std::shared_ptr<const LibrarySource> source;
   std::string name;
   std::map<unsigned, double> constants;
+  std::map<unsigned, MTL::DataType> constantTypes;
   Ref<NS::String> label;
 };
 
