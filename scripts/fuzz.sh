@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-all_targets=(fuzz_npy fuzz_buffer_spec fuzz_spec_json fuzz_case_json fuzz_suppressions fuzz_msl_frontend)
+all_targets=(fuzz_npy fuzz_buffer_spec fuzz_spec_json fuzz_case_json fuzz_suppressions fuzz_msl_frontend fuzz_metal_api)
 stage=all
 case "${1:-}" in --build-only) stage=build; shift ;; --no-build) stage=run; shift ;; esac
 seconds=${1:-60}
@@ -43,6 +43,9 @@ fi
 
 # A UBSan report already aborts (-fno-sanitize-recover); this gives it a stack.
 export UBSAN_OPTIONS=print_stacktrace=1
+# fuzz_metal_api runs kernels: ASan as scripts/sanitize.sh explains (no fake stacks, which the
+# executor's stack test and the fibers cannot follow; the executor's fault handlers in place).
+export ASAN_OPTIONS=detect_stack_use_after_return=0:handle_segv=1:handle_sigbus=1:handle_sigfpe=1
 failed=()
 summary=()
 for t in "${targets[@]}"; do
