@@ -8,13 +8,6 @@
 
 namespace mslsim::execution {
 
-thread_local FaultState tFault;
-thread_local ThreadgroupScheduler* tCurrent = nullptr;
-thread_local uintptr_t tStackLow = 0;
-thread_local uintptr_t tKernelFramesTop = 0;
-thread_local uint64_t tGroupOrder = ~uint64_t(0) - 1;
-thread_local DispatchState* tDispatch = nullptr;
-
 std::atomic<uint32_t>& cancelFlag() {
   static std::atomic<uint32_t> flag{0};
   return flag;

@@ -191,7 +191,11 @@ struct FaultState {
   int signal = 0;
   void* address = nullptr;
 };
-extern thread_local FaultState tFault;
+// Thread-local state is defined here, inline with a constant initialiser, rather than declared
+// extern: a TU that sees only an extern declaration reaches the variable through a wrapper that
+// calls its dynamic initialiser if one exists, a weak hidden symbol that Clang's sanitizer builds
+// cannot link into the shared library.
+inline thread_local FaultState tFault;
 void installFaultHandlers();
 
 // Each worker gets its own alternate signal stack: a stack overflow leaves no room on the fiber's.
@@ -484,15 +488,15 @@ class ThreadgroupScheduler {
 };
 
 
-// Thread-local state of a worker, defined in ThreadgroupScheduler.cpp beside the hooks that read it.
-extern thread_local ThreadgroupScheduler* tCurrent;
+// Thread-local state of a worker (read by the hooks in ThreadgroupScheduler.cpp).
+inline thread_local ThreadgroupScheduler* tCurrent = nullptr;
 // The worker thread's stack, for kernels that run on it (no fibers): its lowest address, and the
 // frame of ThreadgroupScheduler::run, above which every frame is the host's.
-extern thread_local uintptr_t tStackLow;
-extern thread_local uintptr_t tKernelFramesTop;
+inline thread_local uintptr_t tStackLow = 0;
+inline thread_local uintptr_t tKernelFramesTop = 0;
 // The place in the dispatch order of the threadgroup this worker runs (findings are kept per place).
-extern thread_local uint64_t tGroupOrder;
-extern thread_local DispatchState* tDispatch;
+inline thread_local uint64_t tGroupOrder = ~uint64_t(0) - 1;
+inline thread_local DispatchState* tDispatch = nullptr;
 // Polled by JIT'd loops while a dispatch is cancelled or diagnosed (the __mslsim_cancel_flag symbol).
 std::atomic<uint32_t>& cancelFlag();
 
