@@ -976,6 +976,53 @@ TEST_F(MetalApi, EncoderAndCommandBufferStateMisuseIsSaidAndNeverHangs) {
     EXPECT_EQ(read(data.get())[0], 4.0f);
 }
 
+TEST_F(MetalApi, MissingBindingsAndThreadgroupsPastTheLimitsFailTheCommandBuffer) {
+  // Metal's validation stops a dispatch whose kernel reads a buffer nobody bound, whose
+  // threadgroup memory was never sized or is larger than the device's 32 KiB, or whose threadgroup
+  // is larger than the pipeline allows; mslsim fails the command buffer, naming what is wrong,
+  // and runs nothing of it.
+  const char* source = R"(
+#include <metal_stdlib>
+using namespace metal;
+[[max_total_threads_per_threadgroup(64)]]
+kernel void staged(device float* data [[buffer(0)]], threadgroup float* stage [[threadgroup(0)]],
+                   uint i [[thread_position_in_grid]], uint l [[thread_position_in_threadgroup]]) {
+  stage[l] = data[i];
+  threadgroup_barrier(mem_flags::mem_threadgroup);
+  data[i] = stage[l] * 2.0f;
+}
+)";
+  auto state = pipeline(source, "staged");
+  ASSERT_TRUE(state);
+  EXPECT_EQ(state->maxTotalThreadsPerThreadgroup(), 64u);
+  auto data = floats(std::vector<float>(128, 1.0f));
+  auto dispatch = [&](bool bind, NS::UInteger memory, NS::UInteger group) {
+    return failureOf(queue_.get(), [&](MTL::CommandBuffer* cb) {
+      MTL::ComputeCommandEncoder* enc = cb->computeCommandEncoder();
+      enc->setComputePipelineState(state.get());
+      if (bind) enc->setBuffer(data.get(), 0, 0);
+      if (memory) enc->setThreadgroupMemoryLength(memory, 0);
+      enc->dispatchThreads(MTL::Size(128, 1, 1), MTL::Size(group, 1, 1));
+      enc->endEncoding();
+    });
+  };
+  std::string text = dispatch(false, 256, 64);
+  EXPECT_NE(text.find("buffer 0 (argument 'data' of kernel 'staged'"), std::string::npos) << text;
+  EXPECT_NE(text.find("is not bound"), std::string::npos) << text;
+  text = dispatch(true, 0, 64);
+  EXPECT_NE(text.find("threadgroup memory 0 (argument 'stage' of kernel 'staged'"), std::string::npos) << text;
+  EXPECT_NE(text.find("has no size"), std::string::npos) << text;
+  text = dispatch(true, 40000, 64);
+  EXPECT_NE(text.find("40000"), std::string::npos) << text;
+  EXPECT_NE(text.find("32768"), std::string::npos) << text;
+  text = dispatch(true, 512, 128);
+  EXPECT_NE(text.find("128"), std::string::npos) << text;
+  EXPECT_NE(text.find("64"), std::string::npos) << text;
+  EXPECT_EQ(read(data.get())[0], 1.0f);  // nothing ran
+  EXPECT_EQ(dispatch(true, 256, 64), "");
+  EXPECT_EQ(read(data.get())[0], 2.0f);
+}
+
 TEST_F(MetalApi, BuffersLargerThanTheDeviceAllowsAreNil) {
   EXPECT_EQ(device_->newBuffer(NS::UInteger(1) << 50, MTL::ResourceStorageModeShared), nullptr);
   EXPECT_EQ(device_->newBuffer(device_->maxBufferLength() + 1, MTL::ResourceStorageModeShared), nullptr);

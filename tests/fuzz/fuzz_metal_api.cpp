@@ -118,7 +118,8 @@ struct Objects {
       if (cb->status() == MTL::CommandBufferStatusError) ++reached.failed;
       cb->release();
     }
-    for (auto* p : pipelines) p->release();
+    for (auto* p : pipelines)
+      if (p) p->release();
     for (auto* b : buffers)
       if (b) b->release();
     for (auto* h : heaps) h->release();
@@ -157,7 +158,7 @@ MTL::ComputePipelineState* makePipeline(FuzzedDataProvider& in, const Session& s
     MTL::DataType type = kTypes[in.ConsumeIntegralInRange<size_t>(0, std::size(kTypes) - 1)];
     uint8_t value[16] = {};
     std::vector<uint8_t> bytes = in.ConsumeBytes<uint8_t>(sizeof value);
-    std::memcpy(value, bytes.data(), bytes.size());
+    if (!bytes.empty()) std::memcpy(value, bytes.data(), bytes.size());
     if (in.ConsumeBool())
       values->setConstantValue(value, type, in.ConsumeIntegralInRange<NS::UInteger>(0, 70000));
     else
@@ -200,7 +201,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size_) {
           if (!b || !b->length()) break;
           NS::UInteger at = in.ConsumeIntegralInRange<NS::UInteger>(0, b->length() - 1);
           std::vector<uint8_t> bytes = in.ConsumeBytes<uint8_t>(b->length() - at);
-          std::memcpy(static_cast<uint8_t*>(b->contents()) + at, bytes.data(), bytes.size());
+          if (!bytes.empty()) std::memcpy(static_cast<uint8_t*>(b->contents()) + at, bytes.data(), bytes.size());
           b->didModifyRange(NS::Range(size(in, b->length()), size(in, b->length())));
           break;
         }
