@@ -507,18 +507,18 @@ ComputePipelineState* makePipeline(Device* d, const Function* function, NS::UInt
     // Or one given a value of another type: "valid constant values for all required function
     // constants" (makeFunction(name:constantValues:)).
     for (const mslsim::FunctionConstantInfo& c : kernel.info().requiredFunctionConstants) {
-      std::string constant = "function '" + f->name + "': function constant '" + c.name + "' (" + c.type +
-                             ", [[function_constant(" + std::to_string(c.index) + ")]], " + c.location.file + ":" +
-                             std::to_string(c.location.line) + ")";
-      if (!f->constants.count(c.index))
+      auto refuse = [&](const std::string& why) {
         return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure,
-                    constant +
-                        " is required and was not given a value (set it in the MTLFunctionConstantValues, or test it "
-                        "with is_function_constant_defined)");
+                    "function '" + f->name + "': function constant '" + c.name + "' (" + c.type +
+                        ", [[function_constant(" + std::to_string(c.index) + ")]], " + c.location.file + ":" +
+                        std::to_string(c.location.line) + ") " + why);
+      };
+      if (!f->constants.count(c.index))
+        return refuse("is required and was not given a value (set it in the MTLFunctionConstantValues, or test it "
+                      "with is_function_constant_defined)");
       auto given = f->constantTypes.find(c.index);
       if (given != f->constantTypes.end() && !isValueTypeOf(given->second, c.canonicalType))
-        return fail(error, kLibraryErrorDomain, LibraryErrorCompileFailure,
-                    constant + " was given a value of type " + dataTypeName(given->second));
+        return refuse("was given a value of type " + dataTypeName(given->second));
     }
     auto* p = new ComputePipelineStateObject();
     p->device = d;

@@ -77,18 +77,13 @@ template <class T, int N> struct __vbase;
   typedef __selem __storage __attribute__((ext_vector_type(N)));       \
   __vbase() = default;
 #define __MSLSIM_VBASE_LANE(k) __from_store<T>(__lane<N>(v, k))
-// What the generated swizzles call: a constant expression reads and writes the components, run
-// time shuffles the storage.
+// What the generated swizzles call: a constant expression reads and writes the components (the
+// vector's subscript, which reads them then), run time shuffles the storage.
 #define __MSLSIM_VBASE_SWIZZLES                                                                   \
-  template <int I> constexpr const T& __c() const {                                               \
-    if constexpr (I == 0) return this->x;                                                         \
-    else if constexpr (I == 1) return this->y;                                                    \
-    else if constexpr (I == 2) return this->z;                                                    \
-    else return this->w;                                                                          \
-  }                                                                                               \
-  template <int I> constexpr T& __c() { return const_cast<T&>(static_cast<const __vbase*>(this)->__c<I>()); } \
+  constexpr const vec<T, N>& __self() const { return static_cast<const vec<T, N>&>(*this); }     \
+  constexpr vec<T, N>& __self() { return static_cast<vec<T, N>&>(*this); }                       \
   template <int... I> constexpr vec<T, sizeof...(I)> __swizzle() const {                         \
-    if (__builtin_is_constant_evaluated()) return vec<T, sizeof...(I)>(__c<I>()...);              \
+    if (__builtin_is_constant_evaluated()) return vec<T, sizeof...(I)>(__self()[I]...);           \
     return __shuffle<I...>();                                                                     \
   }                                                                                               \
   template <int... I> vec<T, sizeof...(I)> __shuffle() const {                                   \
@@ -98,7 +93,7 @@ template <class T, int N> struct __vbase;
   }                                                                                               \
   template <int... I> constexpr void __set_swizzle(const vec<T, sizeof...(I)>& v) {              \
     int k = 0;                                                                                    \
-    if (__builtin_is_constant_evaluated()) ((__c<I>() = v[k++]), ...);                            \
+    if (__builtin_is_constant_evaluated()) ((__self()[I] = v[k++]), ...);                         \
     else ((this->__e[I] = v.__e[k++]), ...);                                                      \
   }
 template <class T> struct __vbase<T, 2> {
