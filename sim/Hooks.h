@@ -50,6 +50,16 @@ constexpr const char* kLanesPrivateOverrun = "__mslsim_lanes_private_overrun";
 // the lanes of a mask: void(ptr lanes, i32 mask, ptr results[32 x i64]). Pure arithmetic
 // (SimdgroupMatrix.cpp).
 constexpr const char* kSimdgroupMma = "__mslsim_simdgroup_mma";
+// Both at once, for threads on fibers (fuseMatrixExchanges): i32(ptr operands, ptr lanes, ptr
+// result, ptr file, i32 line, i32 column) exchanges the lane's operands as kSimdExchange does (24
+// bytes; the result is the mask of active lanes) and writes the lane's two elements of the product
+// (kSimdgroupMma's result) to `result`. With every lane active the simulator multiplies once for
+// the SIMD-group and leaves `lanes` alone; otherwise it fills `lanes` too.
+constexpr const char* kSimdMmaExchange = "__mslsim_simd_mma_exchange";
+}  // namespace hook
+// The bytes of one lane's operands of a simdgroup_matrix product (struct __sgmm_in: six floats).
+constexpr unsigned kMatrixLaneOperandsBytes = 24;
+namespace hook {
 constexpr const char* kLanesSimdgroupMma = "__mslsim_lanes_simdgroup_mma";
 // ptr(void), once per instrumented function call: a table of {u64 begin, u64 end} per access site.
 // An access of [address, address + size) inside its site's range goes ahead without calling
@@ -65,12 +75,10 @@ constexpr const char* kAccessFilter = "__mslsim_access_filter";
 // filter's [begin, end). Not a symbol the JIT resolves: it stands for that compare until
 // lowerRangeChecks writes it out, so that versionRangeCheckedLoops can find the checks.
 constexpr const char* kInRange = "__mslsim_in_range";
-// Where a thread is in the loops around its SIMD-group function calls (insertSimdLoopPositions):
-// void(i32 loop, i32 depth) on entering a loop from outside, void(i32 depth) at its back edge,
-// void(i32 depth) before a SIMD-group hook (the number of such loops around the call).
-constexpr const char* kLoopEnter = "__mslsim_loop_enter";
-constexpr const char* kLoopNext = "__mslsim_loop_next";
-constexpr const char* kLoopDepth = "__mslsim_loop_depth";
+// Where a thread is in the loops around its SIMD-group function calls (insertSimdLoopPositions),
+// called before each such call: void(const i32* positions, i32 depth), the `depth` loops around
+// the call outermost first, each as {loop id, iterations done}.
+constexpr const char* kSimdLoopPosition = "__mslsim_simd_loop_position";
 }  // namespace hook
 
 // A settled-read tag (and key): the read generation above kSettledWhoBits, and below them who may

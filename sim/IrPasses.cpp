@@ -1099,36 +1099,54 @@ void insertSimdLoopPositions(llvm::Function& entry) {
   if (calls.empty()) return;
   llvm::DominatorTree dt(entry);
   llvm::LoopInfo loops(dt);
-  bool anyLoop = false;
-  for (llvm::Instruction* c : calls) anyLoop |= loops.getLoopFor(c->getParent()) != nullptr;
-  if (!anyLoop) return;
+  unsigned deepest = 0;
+  for (llvm::Instruction* c : calls) deepest = std::max(deepest, loops.getLoopDepth(c->getParent()));
+  if (deepest == 0) return;
   // Preheaders and single back edges where the loops lack them.
   for (llvm::Loop* l : loops.getLoopsInPreorder()) llvm::simplifyLoop(l, &dt, &loops, nullptr, nullptr, nullptr, false);
   llvm::LLVMContext& ctx = entry.getContext();
   llvm::Module& module = *entry.getParent();
   llvm::Type* i32 = llvm::Type::getInt32Ty(ctx);
-  llvm::Type* voidTy = llvm::Type::getVoidTy(ctx);
-  llvm::FunctionCallee enter = module.getOrInsertFunction(hook::kLoopEnter, llvm::FunctionType::get(voidTy, {i32, i32}, false));
-  llvm::FunctionCallee next = module.getOrInsertFunction(hook::kLoopNext, llvm::FunctionType::get(voidTy, {i32}, false));
-  llvm::FunctionCallee depth = module.getOrInsertFunction(hook::kLoopDepth, llvm::FunctionType::get(voidTy, {i32}, false));
-  // The loops around some SIMD-group call (with their parents, which contain it too).
+  llvm::FunctionCallee position = module.getOrInsertFunction(
+      hook::kSimdLoopPosition,
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {llvm::PointerType::getUnqual(ctx), i32}, false));
+  // The loops around some SIMD-group call (with their parents, which contain it too), each with
+  // an id and its iteration count: a value of the kernel's own, 0 on entering the loop from
+  // outside and one more at each back edge. A fiber keeps it on its stack while it waits; the
+  // simulator hears of it only at the calls, not on every iteration.
   std::set<llvm::Loop*> marked;
   for (llvm::Instruction* c : calls)
     for (llvm::Loop* l = loops.getLoopFor(c->getParent()); l; l = l->getParentLoop()) marked.insert(l);
-  uint32_t id = 0;
+  std::map<llvm::Loop*, std::pair<uint32_t, llvm::PHINode*>> counted;
   for (llvm::Loop* l : loops.getLoopsInPreorder()) {
     if (!marked.count(l)) continue;
-    llvm::Value* level = llvm::ConstantInt::get(i32, l->getLoopDepth() - 1);
-    if (llvm::BasicBlock* pre = l->getLoopPreheader())
-      llvm::IRBuilder<>(pre->getTerminator()).CreateCall(enter, {llvm::ConstantInt::get(i32, id), level});
-    llvm::SmallVector<llvm::BasicBlock*, 4> latches;
-    l->getLoopLatches(latches);
-    for (llvm::BasicBlock* latch : latches) llvm::IRBuilder<>(latch->getTerminator()).CreateCall(next, {level});
-    ++id;
+    llvm::BasicBlock* header = l->getHeader();
+    auto* iteration = llvm::PHINode::Create(i32, 2, "simd.loop.iteration", &*header->getFirstInsertionPt());
+    for (llvm::BasicBlock* from : llvm::predecessors(header)) {
+      if (!l->contains(from)) {
+        iteration->addIncoming(llvm::ConstantInt::get(i32, 0), from);
+        continue;
+      }
+      llvm::Value* next = llvm::BinaryOperator::CreateAdd(iteration, llvm::ConstantInt::get(i32, 1),
+                                                          "simd.loop.next", from->getTerminator());
+      iteration->addIncoming(next, from);
+    }
+    counted[l] = {uint32_t(counted.size()), iteration};
   }
+  // Before each call, the positions of the loops around it, outermost first: {id, iteration}.
+  llvm::IRBuilder<> first(&*entry.getEntryBlock().getFirstInsertionPt());
+  llvm::AllocaInst* positions = first.CreateAlloca(llvm::ArrayType::get(i32, 2 * deepest), nullptr, "simd.loop.positions");
   for (llvm::Instruction* c : calls) {
-    llvm::Loop* l = loops.getLoopFor(c->getParent());
-    llvm::IRBuilder<>(c).CreateCall(depth, {llvm::ConstantInt::get(i32, l ? l->getLoopDepth() : 0)});
+    std::vector<llvm::Loop*> chain;
+    for (llvm::Loop* l = loops.getLoopFor(c->getParent()); l; l = l->getParentLoop()) chain.push_back(l);
+    std::reverse(chain.begin(), chain.end());
+    llvm::IRBuilder<> b(c);
+    for (size_t k = 0; k < chain.size(); ++k) {
+      auto& [id, iteration] = counted.at(chain[k]);
+      b.CreateStore(llvm::ConstantInt::get(i32, id), b.CreateConstInBoundsGEP1_32(i32, positions, unsigned(2 * k)));
+      b.CreateStore(iteration, b.CreateConstInBoundsGEP1_32(i32, positions, unsigned(2 * k + 1)));
+    }
+    b.CreateCall(position, {positions, llvm::ConstantInt::get(i32, chain.size())});
   }
 }
 

@@ -110,9 +110,9 @@ bool reachesSynchronisation(llvm::Function& entry);
 // simulator must let the lanes that are behind go first (on the GPU they run while the others wait
 // to reconverge). Source order says who is behind except across iterations of a loop: a lane that
 // went round again and waits at a call early in the loop is ahead of one still at a call late in
-// the previous iteration. So each loop that contains a SIMD-group call tells the simulator when a
-// thread enters it and goes round it (hook::kLoopEnter, kLoopNext), and each call how deep in
-// such loops it is (kLoopDepth): the simulator compares threads by their iteration counts first.
+// the previous iteration. So each loop that contains a SIMD-group call counts its iterations, and
+// each call first tells the simulator the loops around it and their counts
+// (hook::kSimdLoopPosition): the simulator compares threads by their iteration counts first.
 void insertSimdLoopPositions(llvm::Function& entry);
 
 // Loops of kernels lowered to coroutines lose their debug information (see
@@ -179,6 +179,11 @@ void useOneVectorMathVariant(llvm::Module& module, const VectorMathVariant& vari
 // type and alignment, so that 32 conditional blocks are made once, not at every access
 // (OutlineScalarisedAccesses.cpp).
 void outlineScalarisedAccesses(llvm::Module& module, llvm::TargetMachine& tm);
+
+// In the quick tier, whose synchronising entries run on fibers: a simdgroup_matrix product's
+// exchange of operands and its arithmetic become one hook (hook::kSimdMmaExchange), which the
+// simulator resolves once for the SIMD-group (FuseMatrixExchanges.cpp).
+void fuseMatrixExchanges(llvm::Function& entry);
 
 // Bounds-check elimination by loop versioning, for checked builds (a function pass the optimiser
 // runs just before the loop vectoriser). In an innermost loop, an access whose address moves by a

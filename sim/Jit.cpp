@@ -388,6 +388,8 @@ Optimised optimise(llvm::Module& module, llvm::TargetMachine& tm, CodeTier tier,
     lightly.addPass(llvm::GlobalDCEPass());  // the kernel functions, inlined into their entries
     lightly.run(module, mam);
     keepBoolBytes(module);  // what the optimised tier's InstCombine does to a bool's byte (after SROA)
+    for (const auto& [entry, how] : scheduling)
+      if (llvm::Function* e = module.getFunction(entry); e && how == ThreadScheduling::Fibers) fuseMatrixExchanges(*e);
     Optimised result;
     result.scheduling = std::move(scheduling);
     return result;

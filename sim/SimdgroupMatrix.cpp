@@ -17,7 +17,7 @@ namespace {
 struct LaneOperands {
   float a0, a1, b0, b1, c0, c1;
 };
-static_assert(sizeof(LaneOperands) == 24, "the layout of __sgmm_in");
+static_assert(sizeof(LaneOperands) == mslsim::kMatrixLaneOperandsBytes, "the layout of __sgmm_in");
 
 // The lane layout of simdgroup_matrix<T, 8, 8> (simdgroup_matrix.h): lane l holds (row, col) and
 // (row, col + 1).

@@ -6,6 +6,10 @@
 
 #include <tuple>
 
+// The arithmetic of simdgroup_matrix products (SimdgroupMatrix.cpp).
+extern "C" uint64_t __mslsim_simdgroup_mma(const void* lanes, unsigned lane);
+extern "C" void __mslsim_lanes_simdgroup_mma(const void* lanes, unsigned mask, uint64_t* results);
+
 namespace mslsim::execution {
 
 std::atomic<uint32_t>& cancelFlag() {
@@ -686,20 +690,27 @@ inline void ThreadgroupScheduler::threadgroupBarrier(unsigned flags, const char*
 }
 
 inline unsigned ThreadgroupScheduler::simdExchange(const void* value, void* lanes, unsigned size, const char* file,
-                                            unsigned line, unsigned column) {
+                                            unsigned line, unsigned column, uint64_t* product) {
   if (scheduling_ == ThreadScheduling::Sequential || !current_) {  // not reachable when the kernel was classified correctly
     if (size) std::memcpy(static_cast<char*>(lanes) + lane() * size, value, size);
+    if (product) *product = __mslsim_simdgroup_mma(lanes, lane());
     return 1u << lane();
   }
   SimThread* t = current_;
   t->site.file = file;
   t->site.line = line;
   t->site.column = column;
-  // A copy: a suspended coroutine's temporaries are gone (its lanes buffer, read after the
-  // resume, lives in its frame).
-  t->contribution.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
+  // A fiber's stack stays as it is while it waits; a suspended coroutine's temporaries are gone
+  // (its lanes buffer, read after the resume, lives in its frame), so it leaves a copy.
+  if (scheduling_ == ThreadScheduling::Fibers) {
+    t->contribution = value;
+  } else {
+    t->contributionCopy.assign(static_cast<const uint8_t*>(value), static_cast<const uint8_t*>(value) + size);
+    t->contribution = t->contributionCopy.data();
+  }
   t->lanes = lanes;
   t->size = size;
+  t->product = product;
   ++atSimdCollective_;
   block(ThreadState::AtSimdCollective);
   return t->resultMask;
@@ -726,22 +737,34 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
   uint32_t count = uint32_t(threads_.size());
   for (uint32_t first = 0; first < count; first += kSimdWidth) {
     uint32_t last = std::min(count, first + kSimdWidth);
-    const SimThread* earliest = nullptr;
-    for (uint32_t i = first; i < last; ++i)
-      if (threads_[i].state == ThreadState::AtSimdCollective && (!earliest || behind(threads_[i], *earliest)))
-        earliest = &threads_[i];
-    if (!earliest) continue;
-    CallSite site = earliest->site;
-    const std::vector<std::pair<uint32_t, uint32_t>> loops = earliest->loops;
-    unsigned mask = 0, size = 0;
+    const SimThread* earliest = &threads_[first];
+    unsigned mask = 0, size = earliest->size;
     bool mismatch = false;
-    for (uint32_t i = first; i < last; ++i) {
-      SimThread& t = threads_[i];
-      if (t.state != ThreadState::AtSimdCollective || !(t.site == site) || t.loops != loops) continue;
-      if (mask && t.size != size) mismatch = true;
-      size = t.size;
-      mask |= 1u << (i - first);
+    // The usual case: every lane waits at one call, in the same iterations of its loops, with a
+    // value of one size.
+    bool together = earliest->state == ThreadState::AtSimdCollective;
+    for (uint32_t i = first + 1; together && i < last; ++i) {
+      const SimThread& t = threads_[i];
+      together = t.state == ThreadState::AtSimdCollective && t.site == earliest->site && t.size == size &&
+                 t.loops == earliest->loops;
     }
+    if (together) {
+      mask = last - first == kSimdWidth ? 0xFFFFFFFFu : (1u << (last - first)) - 1;
+    } else {
+      earliest = nullptr;
+      for (uint32_t i = first; i < last; ++i)
+        if (threads_[i].state == ThreadState::AtSimdCollective && (!earliest || behind(threads_[i], *earliest)))
+          earliest = &threads_[i];
+      if (!earliest) continue;
+      for (uint32_t i = first; i < last; ++i) {
+        SimThread& t = threads_[i];
+        if (t.state != ThreadState::AtSimdCollective || !(t.site == earliest->site) || t.loops != earliest->loops) continue;
+        if (mask && t.size != size) mismatch = true;
+        size = t.size;
+        mask |= 1u << (i - first);
+      }
+    }
+    const CallSite site = earliest->site;
     if (mismatch) {
       dispatch_.report({Finding::Severity::Error, "simd-size-mismatch",
                         "lanes of one SIMD-group called a SIMD-group function with values of "
@@ -749,20 +772,35 @@ bool ThreadgroupScheduler::resolveSimdGroups() {
                         {site.position()}});
       return false;
     }
-    // All contributions are gathered into the first active lane's buffer, which is then copied
-    // whole to the others (entries of inactive lanes are never read).
+    // A simdgroup_matrix product with every lane taking part: multiplied here once, each lane
+    // handed its two elements (fuseMatrixExchanges); nothing is copied into the lanes' buffers.
+    const bool product = earliest->product != nullptr, multiplied = product && mask == 0xFFFFFFFFu;
+    if (multiplied) {
+      struct alignas(8) { uint8_t bytes[kSimdWidth * kMatrixLaneOperandsBytes]; } operands;
+      uint64_t results[kSimdWidth];
+      for (uint32_t i = first; i < last; ++i)
+        std::memcpy(operands.bytes + (i - first) * kMatrixLaneOperandsBytes, threads_[i].contribution,
+                    kMatrixLaneOperandsBytes);
+      __mslsim_lanes_simdgroup_mma(operands.bytes, mask, results);
+      for (uint32_t i = first; i < last; ++i) *threads_[i].product = results[i - first];
+    }
+    // Otherwise all contributions are gathered into the first active lane's buffer, which is then
+    // copied whole to the others (entries of inactive lanes are never read).
     const char* gathered = nullptr;
     for (uint32_t i = first; i < last; ++i) {
       SimThread& t = threads_[i];
       if (!(mask & (1u << (i - first)))) continue;
-      if (size && !gathered) {
+      if (size && !multiplied && !gathered) {
         for (uint32_t j = first; j < last; ++j)
           if (mask & (1u << (j - first)))
-            std::memcpy(static_cast<char*>(t.lanes) + (j - first) * size, threads_[j].contribution.data(), size);
+            std::memmove(static_cast<char*>(t.lanes) + (j - first) * size, threads_[j].contribution, size);
         gathered = static_cast<const char*>(t.lanes);
-      } else if (size) {
+      } else if (size && !multiplied) {
         std::memcpy(t.lanes, gathered, size_t(size) * (last - first));
       }
+      // A product some lanes take no part in: each lane's as kSimdgroupMma computes it (the
+      // standard library reads the buffer instead, which says which lanes were inactive).
+      if (product && !multiplied) *t.product = __mslsim_simdgroup_mma(t.lanes, i - first);
       t.resultMask = mask;
       t.state = ThreadState::Runnable;
       --atSimdCollective_;
@@ -872,6 +910,12 @@ unsigned __mslsim_simd_exchange(const void* value, void* lanes, unsigned size, c
                                 unsigned line, unsigned column) {
   return tCurrent ? tCurrent->enter()->simdExchange(value, lanes, size, file, line, column) : 1u;
 }
+unsigned __mslsim_simd_mma_exchange(const void* operands, void* lanes, uint64_t* product, const char* file,
+                                    unsigned line, unsigned column) {
+  if (tCurrent) return tCurrent->enter()->simdExchange(operands, lanes, kMatrixLaneOperandsBytes, file, line, column, product);
+  *product = __mslsim_simdgroup_mma(lanes, 0);
+  return 1u;
+}
 unsigned __mslsim_simd_lane(void) { return tCurrent ? tCurrent->enter()->lane() : 0; }
 unsigned __mslsim_simd_result(void) { return tCurrent ? tCurrent->enter()->simdResult() : 0; }
 void* __mslsim_coroutine_frame(uint64_t size, uint64_t align) { return tCurrent->coroutineFrame(size, align); }
@@ -922,14 +966,8 @@ void __mslsim_poll(const char* file, unsigned line, unsigned column) {
   if (tDispatch->cancelled) tCurrent->enter()->abortCurrentThread({file, line, column});
   if (tDispatch->diagnosing.load(std::memory_order_relaxed)) tCurrent->enter()->loopRound({file, line, column});
 }
-void __mslsim_loop_enter(unsigned loop, unsigned depth) {
-  if (tCurrent) tCurrent->enter()->loopEnter(loop, depth);
-}
-void __mslsim_loop_next(unsigned depth) {
-  if (tCurrent) tCurrent->enter()->loopNext(depth);
-}
-void __mslsim_loop_depth(unsigned depth) {
-  if (tCurrent) tCurrent->enter()->loopDepth(depth);
+void __mslsim_simd_loop_position(const uint32_t* positions, unsigned depth) {
+  if (tCurrent) tCurrent->enter()->simdLoopPosition(positions, depth);
 }
 void __mslsim_poll_read(const void* address, uint64_t value, uint32_t size) {
   if (tDispatch && tCurrent && tDispatch->diagnosing.load(std::memory_order_relaxed))
@@ -937,8 +975,6 @@ void __mslsim_poll_read(const void* address, uint64_t value, uint32_t size) {
 }
 }
 
-extern "C" uint64_t __mslsim_simdgroup_mma(const void* lanes, unsigned lane);  // SimdgroupMatrix.cpp
-extern "C" void __mslsim_lanes_simdgroup_mma(const void* lanes, unsigned mask, uint64_t* results);
 
 std::vector<RuntimeSymbol> runtimeSymbols() {
   return {
@@ -946,6 +982,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {"__mslsim_simdgroup_barrier", reinterpret_cast<void*>(&__mslsim_simdgroup_barrier)},
       {"__mslsim_simd_exchange", reinterpret_cast<void*>(&__mslsim_simd_exchange)},
       {"__mslsim_simd_lane", reinterpret_cast<void*>(&__mslsim_simd_lane)},
+      {hook::kSimdMmaExchange, reinterpret_cast<void*>(&__mslsim_simd_mma_exchange)},
       {hook::kSimdResult, reinterpret_cast<void*>(&__mslsim_simd_result)},
       {hook::kCoroutineFrame, reinterpret_cast<void*>(&__mslsim_coroutine_frame)},
       {hook::kCoroutineFrames, reinterpret_cast<void*>(&__mslsim_coroutine_frames)},
@@ -954,9 +991,7 @@ std::vector<RuntimeSymbol> runtimeSymbols() {
       {hook::kRunningThread, reinterpret_cast<void*>(&__mslsim_running_thread)},
       {"__mslsim_poll", reinterpret_cast<void*>(&__mslsim_poll)},
       {"__mslsim_poll_read", reinterpret_cast<void*>(&__mslsim_poll_read)},
-      {hook::kLoopEnter, reinterpret_cast<void*>(&__mslsim_loop_enter)},
-      {hook::kLoopNext, reinterpret_cast<void*>(&__mslsim_loop_next)},
-      {hook::kLoopDepth, reinterpret_cast<void*>(&__mslsim_loop_depth)},
+      {hook::kSimdLoopPosition, reinterpret_cast<void*>(&__mslsim_simd_loop_position)},
       {"__mslsim_access", reinterpret_cast<void*>(&__mslsim_access)},
       {hook::kPrivateOverrun, reinterpret_cast<void*>(&__mslsim_private_overrun)},
       {hook::kLanesAccess, reinterpret_cast<void*>(&__mslsim_lanes_access)},

@@ -120,8 +120,12 @@ struct SimThread {
   // Pending synchronisation.
   CallSite site;
   unsigned flags = 0;
-  std::vector<uint8_t> contribution;  // SIMD exchange: a copy of this lane's value
-  void* lanes = nullptr;              // and where all 32 contributions go
+  // SIMD exchange: this lane's value, where it lies until the exchange is resolved (a fiber's
+  // stack keeps it; a coroutine's temporaries are gone once it suspends, so it gets a copy).
+  const void* contribution = nullptr;
+  std::vector<uint8_t> contributionCopy;
+  void* lanes = nullptr;  // and where all 32 contributions go
+  uint64_t* product = nullptr;  // a simdgroup_matrix product's exchange: where its result goes
   unsigned size = 0;            // 0 for simdgroup_barrier
   unsigned resultMask = 0;
   // The loops around its SIMD-group calls it is in, outermost first: (loop, iterations done), as
@@ -229,7 +233,7 @@ class ThreadgroupScheduler {
   // forwarding took a sixth of a checked tree reduction's time.
   void threadgroupBarrier(unsigned flags, const char* file, unsigned line, unsigned column);
   unsigned simdExchange(const void* value, void* lanes, unsigned size, const char* file, unsigned line,
-                        unsigned column);  // the call site as three values, as for threadgroupBarrier
+                        unsigned column, uint64_t* product = nullptr);  // the call site as three values, as for threadgroupBarrier
   // Called by the hooks first: in region mode, the thread the JIT'd loop says is running; in a
   // checked thread loop, the one thread record becomes the thread the loop is at.
   ThreadgroupScheduler* enter() {
@@ -251,20 +255,12 @@ class ThreadgroupScheduler {
   // or read `value` at `address` where the loop's exit depends on it.
   void loopRound(CallSite loop);
   void polledRead(uintptr_t address, uint64_t value, uint32_t size) { spin_.read(address, value, size); }
-  // The running thread's position in the loops around SIMD-group calls (hook::kLoopEnter, ...).
-  void loopEnter(uint32_t loop, uint32_t depth) {
+  // The running thread's position in the loops around the SIMD-group call it is about to make
+  // (hook::kSimdLoopPosition): `depth` pairs {loop, iterations done}, outermost first.
+  void simdLoopPosition(const uint32_t* positions, uint32_t depth) {
     if (!current_) return;
     current_->loops.resize(depth);
-    current_->loops.push_back({loop, 0});
-  }
-  void loopNext(uint32_t depth) {
-    if (current_ && depth < current_->loops.size()) {
-      current_->loops.resize(depth + 1);
-      ++current_->loops[depth].second;
-    }
-  }
-  void loopDepth(uint32_t depth) {
-    if (current_ && depth < current_->loops.size()) current_->loops.resize(depth);
+    for (uint32_t k = 0; k < depth; ++k) current_->loops[k] = {positions[2 * k], positions[2 * k + 1]};
   }
   // Runs the observers on an access about to happen; false if it must not happen.
   bool access(uintptr_t address, uint64_t size, uint32_t site, const uint8_t* newValue);
