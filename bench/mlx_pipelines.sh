@@ -7,7 +7,8 @@
 #   bench/mlx_pipelines.sh MLX_WORK [--python] [--corpus DIR] [--replay-only] [--tiers "adaptive optimised"]
 #
 # MLX_WORK is the work directory of scripts/mlx-on-linux.sh after a build (--build-only is
-# enough; $MSLSIM_MLX_WORK there). The corpus is generated, never committed: by default it goes to
+# enough; $MSLSIM_MLX_WORK there): a build with --jit records the JIT libraries MLX makes, the
+# default shipping build the pipelines of its default library (mlx.metallib). The corpus is generated, never committed: by default it goes to
 # build/mlx-pipelines/corpus (sources are MLX's). Record once, replay as often as needed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # MLX with its Metal backend on Linux, on mslsim: builds MLX (the C++ library and its C++ tests)
-# from the checkout given, with the Metal backend in JIT mode against mslsim's metal-cpp API
-# (mslsim::metal), then runs MLX's C++ tests on the GPU device and writes a table of the results.
+# from the checkout given, with the Metal backend against mslsim's metal-cpp API (mslsim::metal),
+# then runs MLX's C++ tests on the GPU device and writes a table of the results.
+#
+# Two configurations, as MLX's CMake has them:
+#   shipping (default)  MLX_METAL_JIT=OFF, as MLX's macOS packages are built: every kernel comes
+#                       from the default library mlx.metallib, the instantiations of kernels/*.metal
+#                       (here a manifest of those sources: mslsim lists each file's functions once
+#                       per cache and compiles the one kernel MLX asks for, when it asks)
+#   --jit               MLX_METAL_JIT=ON: kernels are made at run time from source strings
 # Given a nanobind checkout, it builds MLX's Python package too and runs MLX's Python tests.
 #
-#   scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--build-only] [--jobs N]
+#   scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--jit] [--build-only] [--jobs N]
 #                                        [--tests cpp|python|all] [--timeout SECONDS] [--xdist N]
 #
 # --xdist N runs the Python suite in one pytest run over N pytest-xdist workers that share one
@@ -37,11 +44,12 @@
 #                               `g++` (Apple's clang on macOS), from a preamble clang-16 preprocessed
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mlx= nanobind= build_only=0 jobs=2 suites=all timeout=300 xdist=0
-usage="usage: scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--build-only] [--jobs N] [--tests cpp|python|all] [--timeout SECONDS] [--xdist N]"
+mlx= nanobind= build_only=0 jobs=2 suites=all timeout=300 xdist=0 jit=OFF
+usage="usage: scripts/mlx-on-linux.sh MLX_CHECKOUT [--nanobind NANOBIND_CHECKOUT] [--jit] [--build-only] [--jobs N] [--tests cpp|python|all] [--timeout SECONDS] [--xdist N]"
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-only) build_only=1 ;;
+    --jit) jit=ON ;;
     --jobs) jobs=$2; shift ;;
     --nanobind) nanobind=$(cd "$2" && pwd); shift ;;
     --tests) suites=$2; shift ;;
@@ -121,7 +129,7 @@ start=$SECONDS
 CC=clang-16 CXX=clang++-16 cmake -S "$src" -B "$bld" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-stdlib=libc++" \
   -DCMAKE_SHARED_LINKER_FLAGS="-stdlib=libc++" \
-  -DMLX_BUILD_METAL=ON -DMLX_METAL_JIT=ON -DMLX_BUILD_TESTS=ON -DMLX_BUILD_EXAMPLES=OFF \
+  -DMLX_BUILD_METAL=ON -DMLX_METAL_JIT=$jit -DMLX_BUILD_TESTS=ON -DMLX_BUILD_EXAMPLES=OFF \
   -DMLX_BUILD_GGUF=OFF -DUSE_SYSTEM_FMT=ON \
   -DMLX_BUILD_PYTHON_BINDINGS=$python_on -DPython_EXECUTABLE=/usr/bin/python3 \
   -DMLX_PYTHON_BINDINGS_OUTPUT_DIRECTORY="$src/python/mlx" \

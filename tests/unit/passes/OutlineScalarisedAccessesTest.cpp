@@ -18,6 +18,7 @@
 #include <string>
 
 #include "IrPasses.h"
+#include "SmallIr.h"
 
 namespace {
 
@@ -46,14 +47,7 @@ declare <32 x i8> @llvm.masked.load.v32i8.p0(ptr, i32, <32 x i1>, <32 x i8>)
 declare <32 x float> @llvm.masked.load.v32f32.p0(ptr, i32, <32 x i1>, <32 x float>)
 )";
 
-// The callee names of `f`'s calls, in order.
-std::vector<std::string> callees(llvm::Function& f) {
-  std::vector<std::string> names;
-  for (auto& block : f)
-    for (auto& inst : block)
-      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst)) names.push_back(call->getCalledFunction()->getName().str());
-  return names;
-}
+using small_ir::callees;
 
 TEST(OutlineScalarisedAccesses, CallsWhatTheTargetWouldScalariseOutOfLineOnceAKind) {
   auto machine = avx2Machine();

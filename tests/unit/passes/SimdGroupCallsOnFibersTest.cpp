@@ -16,23 +16,12 @@
 #include <vector>
 
 #include "IrPasses.h"
+#include "SmallIr.h"
 
 namespace {
 
-std::unique_ptr<llvm::Module> parse(const char* text, llvm::LLVMContext& context) {
-  llvm::SMDiagnostic diagnostic;
-  std::unique_ptr<llvm::Module> module = llvm::parseAssemblyString(text, diagnostic, context);
-  if (!module) ADD_FAILURE() << diagnostic.getMessage().str();
-  return module;
-}
-
-std::vector<std::string> callees(llvm::Function& f) {
-  std::vector<std::string> names;
-  for (auto& block : f)
-    for (auto& inst : block)
-      if (auto* call = llvm::dyn_cast<llvm::CallInst>(&inst)) names.push_back(call->getCalledFunction()->getName().str());
-  return names;
-}
+using small_ir::callees;
+using small_ir::parse;
 
 // A simdgroup_matrix product as the standard library's __sgmm leaves it after SROA: the operands
 // exchanged into the lanes buffer, the product read from it when every lane took part.
