@@ -11,6 +11,7 @@
 
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
+#include <clang/AST/ASTMutationListener.h>
 #include <clang/AST/Attr.h>
 #include <clang/AST/Decl.h>
 #include <clang/AST/DeclTemplate.h>
@@ -559,6 +560,29 @@ std::optional<std::string> kernelHostName(const clang::FunctionDecl* fn) {
     name.erase(at, std::strlen("(anonymous namespace)::"));
   return name;
 }
+
+// When only some kernels are wanted: the explicit instantiations that make the others become
+// declarations the moment Clang is asked for them, before it instantiates their bodies. Clang
+// instantiates an explicit instantiation definition's body at once, inside the declaration; the
+// one hook before that is the AST's mutation listener (InstantiationRequested, called as the
+// specialisation gets its kind). Text rewriting (declareUnwantedInstantiations) cannot reach
+// instantiations a macro writes, as MLX's default library does for thousands of kernels.
+class UnwantedInstantiations : public clang::ASTConsumer, public clang::ASTMutationListener {
+ public:
+  explicit UnwantedInstantiations(std::set<std::string> wanted) : wanted_(std::move(wanted)) {}
+  clang::ASTMutationListener* GetASTMutationListener() override { return this; }
+  void InstantiationRequested(const clang::ValueDecl* decl) override {
+    auto* fn = llvm::dyn_cast<clang::FunctionDecl>(decl);
+    if (!fn || fn->getTemplateSpecializationKind() != clang::TSK_ExplicitInstantiationDefinition) return;
+    if (!annotation(fn, "kernel")) return;
+    std::optional<std::string> name = annotation(fn, "host_name");
+    if (!name || wanted_.count(*name)) return;
+    const_cast<clang::FunctionDecl*>(fn)->setTemplateSpecializationKind(clang::TSK_ExplicitInstantiationDeclaration);
+  }
+
+ private:
+  std::set<std::string> wanted_;
+};
 
 // Stands between the parser and Clang's code generator when only some kernels are wanted: the
 // other kernels never reach code generation, and neither does anything only they use (templates
@@ -1219,8 +1243,10 @@ class MslCodeGenAction : public clang::EmitLLVMOnlyAction {
     consumers.push_back(makeStdlibBoundaryCheck(ci, kHeaderRoot));
     consumers.push_back(
         std::make_unique<KernelCollector>(ci, generator, wantedKernels(options_), diags_, result_, prefixPch_));
-    if (auto wanted = wantedKernels(options_))
+    if (auto wanted = wantedKernels(options_)) {
+      consumers.push_back(std::make_unique<UnwantedInstantiations>(*wanted));
       consumers.push_back(std::make_unique<KernelCodeFilter>(std::move(codegen), std::move(*wanted)));
+    }
     else
       consumers.push_back(std::move(codegen));
     return std::make_unique<clang::MultiplexConsumer>(std::move(consumers));
